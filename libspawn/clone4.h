@@ -1,0 +1,48 @@
+/* clone4.h - userspace view of the clone4() ABI added by kernel/patches/
+ *
+ * Stock kernels do not have clone4(); everything here is probed at run
+ * time.  The values are chosen so that a stock kernel answers ENOSYS and
+ * never runs another system call by mistake: see docs/kernel-port.md.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* x86_64 only: far above upstream's numbers (~471 in 7.0) and the x32
+ * window (512-547). */
+#define SPAWN_NR_CLONE4 1000
+
+/* clone4-only flag bits, far above those clone3 uses (32-37 in 7.1). */
+#define SPAWN_CLONE_FD       (1ULL << 62)
+#define SPAWN_CLONE_AUTOREAP (1ULL << 61)
+
+/* Mirrors struct clone4_args: every pointer travels as a u64. */
+struct spawn_clone4_args {
+  uint64_t ptid;
+  uint64_t ctid;
+  uint64_t stack_start;
+  uint64_t stack_size;
+  uint64_t tls;
+  uint64_t clonefd;       /* int *: where the kernel stores the fd */
+  uint32_t clonefd_flags; /* O_CLOEXEC | O_NONBLOCK */
+  uint32_t pad;
+};
+
+/* What read() on a clone fd yields once the process has ended. */
+struct spawn_clonefd_info {
+  uint32_t code;   /* CLD_EXITED, CLD_KILLED or CLD_DUMPED */
+  uint32_t status; /* exit status or signal number */
+  uint64_t utime;  /* user CPU time, clock ticks */
+  uint64_t stime;  /* system CPU time, clock ticks */
+};
+
+typedef enum {
+  SPAWN_CLONE4_ABSENT,  /* ENOSYS, or EPERM from a seccomp filter */
+  SPAWN_CLONE4_NO_FD,   /* clone4 works, CLONE_FD is configured out */
+  SPAWN_CLONE4_WITH_FD, /* clone4 with CLONE_FD | CLONE_AUTOREAP works */
+} SpawnClone4Support;
+
+long _spawn_clone4 (uint64_t flags, size_t size, struct spawn_clone4_args *args);
+SpawnClone4Support _spawn_clone4_probe (void);
+const char *_spawn_clone4_support_to_string (SpawnClone4Support support);

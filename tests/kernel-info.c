@@ -1,0 +1,74 @@
+/* What the running kernel offers, checked against what it should offer.
+ *
+ * tests/run-guest tells the guest which variant it booted
+ * (LIBSPAWN_VM_KERNEL) and whether kernel/patches/ holds a series
+ * (LIBSPAWN_SERIES); on the host neither is set.
+ */
+#include <glib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "clone4.h"
+
+static const char *
+kernel_variant (void)
+{
+  const char *v = g_getenv ("LIBSPAWN_VM_KERNEL");
+
+  return v ? v : "host";
+}
+
+static SpawnClone4Support
+expected_support (void)
+{
+  const char *v = kernel_variant ();
+
+  if (g_strcmp0 (g_getenv ("LIBSPAWN_SERIES"), "yes") != 0)
+    return SPAWN_CLONE4_ABSENT;
+  if (g_str_equal (v, "patched") || g_str_equal (v, "debug"))
+    return SPAWN_CLONE4_WITH_FD;
+  if (g_str_equal (v, "noclonefd"))
+    return SPAWN_CLONE4_NO_FD;
+  return SPAWN_CLONE4_ABSENT;
+}
+
+static void
+test_clone4_support (void)
+{
+  SpawnClone4Support want = expected_support ();
+  SpawnClone4Support got = _spawn_clone4_probe ();
+
+  g_test_summary ("clone4/CLONE_FD are there exactly on the kernels built "
+                  "with the series, and stock kernels answer ENOSYS");
+  g_test_message ("kernel %s: want %s, got %s", kernel_variant (),
+                  _spawn_clone4_support_to_string (want),
+                  _spawn_clone4_support_to_string (got));
+  g_assert_cmpint (got, ==, want);
+  /* The probe answers the same every time. */
+  g_assert_cmpint (_spawn_clone4_probe (), ==, got);
+}
+
+static void
+test_release (void)
+{
+  struct utsname u;
+
+  g_test_summary ("every guest variant boots a 6.1 kernel");
+  if (g_str_equal (kernel_variant (), "host"))
+    {
+      g_test_skip ("on the host kernel, not in a guest");
+      return;
+    }
+  g_assert_cmpint (uname (&u), ==, 0);
+  g_test_message ("release %s", u.release);
+  g_assert_true (g_str_has_prefix (u.release, "6.1."));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/spawn/kernel/clone4-support", test_clone4_support);
+  g_test_add_func ("/spawn/kernel/release", test_release);
+  return g_test_run ();
+}
