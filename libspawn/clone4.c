@@ -7,6 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_ (x)
+
 long
 _spawn_clone4 (uint64_t flags, size_t size, struct spawn_clone4_args *args)
 {
@@ -77,3 +80,36 @@ _spawn_clone4_support_to_string (SpawnClone4Support support)
     }
   return "unknown";
 }
+
+/* The child of a CLONE_VM clone4 starts on a fresh stack with nothing to
+ * return to, so the call cannot be made from C: like clone(2)'s wrapper,
+ * call fn(arg) from the new stack and exit with its result.  The syscall
+ * preserves every register but rax, rcx and r11, in both parent and child.
+ *
+ *   rdi flags, rsi args, rdx size, rcx fn, r8 arg
+ *   clone4 (rdi flags_high, rsi flags_low, rdx size, r10 args)
+ */
+__asm__ (".text\n"
+         ".globl _spawn_clone4_run\n"
+         ".hidden _spawn_clone4_run\n"
+         ".type _spawn_clone4_run, @function\n"
+         "_spawn_clone4_run:\n"
+         "  mov %rsi, %r10\n"
+         "  mov %rcx, %r9\n"
+         "  mov %edi, %esi\n"
+         "  shr $32, %rdi\n"
+         "  mov $" STRINGIFY (SPAWN_NR_CLONE4) ", %eax\n"
+         "  syscall\n"
+         "  test %rax, %rax\n"
+         "  jnz 1f\n"
+         /* child: outermost frame */
+         "  xor %ebp, %ebp\n"
+         "  mov %r8, %rdi\n"
+         "  call *%r9\n"
+         "  mov %eax, %edi\n"
+         "  mov $60, %eax\n" /* SYS_exit */
+         "  syscall\n"
+         "  hlt\n"
+         "1:\n"
+         "  ret\n"
+         ".size _spawn_clone4_run, .-_spawn_clone4_run\n");

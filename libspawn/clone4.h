@@ -46,3 +46,9 @@ typedef enum {
 long _spawn_clone4 (uint64_t flags, size_t size, struct spawn_clone4_args *args);
 SpawnClone4Support _spawn_clone4_probe (void);
 const char *_spawn_clone4_support_to_string (SpawnClone4Support support);
+
+/* clone4(flags, args) whose child runs fn(arg) on the stack in @args and
+ * exits with its return value; returns the child's PID or -errno.  For
+ * CLONE_VM children, like clone(2)'s glibc wrapper.  x86_64 only. */
+long _spawn_clone4_run (uint64_t flags, struct spawn_clone4_args *args,
+                        size_t size, int (*fn) (void *), void *arg);

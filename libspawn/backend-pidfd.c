@@ -1,0 +1,150 @@
+/* backend-pidfd.c - children from clone(CLONE_PIDFD), stock kernels >= 5.4
+ *
+ * The pidfd turns readable when the child ends and waitid(P_PIDFD) reaps
+ * exactly that child, so a pidfd never names a recycled PID.  What it
+ * cannot do is keep the exit signal away: exec resets a child's exit
+ * signal to SIGCHLD (fs/exec.c), so the application's SIGCHLD handler sees
+ * our children, and a waitpid(-1) elsewhere or SIGCHLD set to SIG_IGN can
+ * take the status first.  Since 6.15, PIDFD_GET_INFO still tells the exit
+ * status then (not the CPU times); before, the watch ends with
+ * SPAWN_ERROR_STATUS_LOST.
+ */
+#include "spawn-private.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+/* Linux 6.15 uapi (linux/pidfd.h), for older headers. */
+struct spawn_pidfd_info {
+  guint64 mask;
+  guint64 cgroupid;
+  guint32 pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+  gint32 exit_code;
+};
+#define SPAWN_PIDFD_INFO_EXIT (1UL << 3)
+#define SPAWN_PIDFD_GET_INFO _IOWR (0xFF, 11, struct spawn_pidfd_info)
+
+static int
+sys_waitid (int fd, siginfo_t *si, int options, struct rusage *ru)
+{
+  return syscall (SYS_waitid, P_PIDFD, fd, si, options, ru);
+}
+
+static int
+pidfd_probe (void)
+{
+  siginfo_t si;
+  int fd, err = 0;
+
+  fd = syscall (SYS_pidfd_open, getpid (), 0);
+  if (fd < 0)
+    return -errno;
+  /* We are not our own child: ECHILD where P_PIDFD exists (5.4). */
+  if (sys_waitid (fd, &si, WEXITED | WNOHANG, NULL) == 0 || errno != ECHILD)
+    err = -EINVAL;
+  close (fd);
+  return err;
+}
+
+static int
+pidfd_start (SpawnChild *child, SpawnLaunch *launch, void *stack,
+             gsize stack_size)
+{
+  int fd = -1;
+  pid_t pid;
+
+  /* CLONE_PIDFD's fd is close-on-exec. */
+  pid = clone (_spawn_child_main, (char *) stack + stack_size,
+               CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, launch, &fd);
+  if (pid < 0)
+    return -errno;
+  child->pid = pid;
+  child->fd = fd;
+  return 0;
+}
+
+static void
+pidfd_discard (SpawnChild *child)
+{
+  siginfo_t si;
+
+  while (sys_waitid (child->fd, &si, WEXITED, NULL) < 0 && errno == EINTR)
+    ;
+  close (child->fd);
+  child->fd = -1;
+}
+
+/* Someone else reaped the child: ask the pidfd what the status was. */
+static int
+recover_status (SpawnChild *child, SpawnExitInfo *info)
+{
+  struct spawn_pidfd_info pi;
+
+  memset (&pi, 0, sizeof (pi));
+  pi.mask = SPAWN_PIDFD_INFO_EXIT;
+  if (ioctl (child->fd, SPAWN_PIDFD_GET_INFO, &pi) < 0 ||
+      !(pi.mask & SPAWN_PIDFD_INFO_EXIT))
+    return -ECHILD;
+  _spawn_exit_info_from_wait_status (info, pi.exit_code, NULL);
+  return 0;
+}
+
+static int
+pidfd_collect (SpawnChild *child, SpawnExitInfo *info)
+{
+  struct rusage ru;
+  siginfo_t si;
+
+  memset (&si, 0, sizeof (si));
+  if (sys_waitid (child->fd, &si, WEXITED | WNOHANG, &ru) < 0)
+    {
+      if (errno == ECHILD)
+        return recover_status (child, info);
+      return errno == EINTR ? -EAGAIN : -errno;
+    }
+  if (si.si_pid == 0)
+    return -EAGAIN;
+  _spawn_exit_info_from_code (info, si.si_code, si.si_status);
+  info->utime_usec = ru.ru_utime.tv_sec * G_USEC_PER_SEC + ru.ru_utime.tv_usec;
+  info->stime_usec = ru.ru_stime.tv_sec * G_USEC_PER_SEC + ru.ru_stime.tv_usec;
+  info->have_times = TRUE;
+  return 0;
+}
+
+static int
+pidfd_send_signal (SpawnChild *child, int signum)
+{
+  if (syscall (SYS_pidfd_send_signal, child->fd, signum, NULL, 0) < 0)
+    return -errno;
+  return 0;
+}
+
+static void
+pidfd_finalize (SpawnChild *child)
+{
+  if (child->fd >= 0)
+    close (child->fd);
+}
+
+const SpawnBackendOps _spawn_backend_pidfd = {
+  .kind = SPAWN_BACKEND_PIDFD,
+  .name = "pidfd",
+  .probe = pidfd_probe,
+  .start = pidfd_start,
+  .discard = pidfd_discard,
+  .collect = pidfd_collect,
+  .send_signal = pidfd_send_signal,
+  .finalize = pidfd_finalize,
+  .needs_reaping = TRUE,
+};

@@ -1,0 +1,254 @@
+/* spawn-child.c - the child's side, between clone and exec
+ *
+ * Everything here runs in a child that shares the parent's memory while the
+ * parent is suspended (CLONE_VM | CLONE_VFORK), with every signal blocked.
+ * Only async-signal-safe calls (signal-safety(7)): no malloc, no locks, no
+ * stdio.  The child even shares the parent thread's TLS, errno included:
+ * the parent saves its errno around the clone.
+ */
+#include "spawn-private.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+G_GNUC_NORETURN static void
+report (const SpawnLaunch *l, SpawnChildStep step, int errnum)
+{
+  int msg[2] = { step, errnum };
+  ssize_t n G_GNUC_UNUSED;
+
+  n = write (l->error_pipe, msg, sizeof (msg));
+  _exit (127);
+}
+
+/* A handler of the parent's must not run in the child: reset every caught
+ * signal to its default before the mask is lifted.  Ignored signals stay
+ * ignored, as across exec. */
+static void
+reset_signal_handlers (void)
+{
+  struct sigaction sa;
+  int sig;
+
+  for (sig = 1; sig < NSIG; sig++)
+    {
+      if (sigaction (sig, NULL, &sa) < 0)
+        continue;
+      if (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)
+        continue;
+      sa.sa_handler = SIG_DFL;
+      sa.sa_flags = 0;
+      sigaction (sig, &sa, NULL);
+    }
+}
+
+/* Set FD_CLOEXEC on every descriptor from 3 up, without allocating. */
+static void
+cloexec_from_3 (void)
+{
+  char buf[1024];
+  struct rlimit rl;
+  long n, i;
+  int dir, fd;
+
+  if (syscall (SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+    return;
+
+  /* Before 5.11: walk /proc/self/fd with raw getdents64. */
+  dir = open ("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0)
+    {
+      while ((n = syscall (SYS_getdents64, dir, buf, sizeof (buf))) > 0)
+        for (i = 0; i < n;)
+          {
+            struct dirent64 *d = (struct dirent64 *) (buf + i);
+            const char *p = d->d_name;
+
+            for (fd = 0; *p >= '0' && *p <= '9'; p++)
+              fd = fd * 10 + (*p - '0');
+            if (*p == '\0' && p != d->d_name && fd >= 3 && fd != dir)
+              fcntl (fd, F_SETFD, FD_CLOEXEC);
+            i += d->d_reclen;
+          }
+      close (dir);
+      return;
+    }
+
+  /* No /proc either: every possible descriptor. */
+  if (getrlimit (RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+    rl.rlim_cur = 65536;
+  for (fd = 3; fd < (int) rl.rlim_cur; fd++)
+    fcntl (fd, F_SETFD, FD_CLOEXEC);
+}
+
+/* Move @fd out of the range of every target, so that placing one
+ * descriptor never overwrites the source of another. */
+static int
+lift (const SpawnLaunch *l, int fd, int floor)
+{
+  int moved;
+
+  if (fd < 0 || fd >= floor)
+    return fd;
+  moved = fcntl (fd, F_DUPFD_CLOEXEC, floor);
+  if (moved < 0)
+    report (l, SPAWN_CHILD_STEP_FDS, errno);
+  return moved;
+}
+
+static void
+place (const SpawnLaunch *l, int from, int to)
+{
+  int flags;
+
+  if (from == to)
+    {
+      /* Left in place: it must survive exec. */
+      flags = fcntl (to, F_GETFD);
+      if (flags < 0 || fcntl (to, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+        report (l, SPAWN_CHILD_STEP_FDS, errno);
+      return;
+    }
+  while (dup2 (from, to) < 0)
+    if (errno != EINTR)
+      report (l, SPAWN_CHILD_STEP_FDS, errno);
+}
+
+static void
+setup_fds (const SpawnLaunch *l)
+{
+  int floor = MAX (l->max_target_fd, 2) + 1;
+  int stdio[3];
+  int devnull = -1;
+  gsize i;
+  int fd;
+
+  /* First lift every source above every target, then place them. */
+  for (fd = 0; fd < 3; fd++)
+    stdio[fd] = lift (l, l->fds[fd], floor);
+  for (i = 0; i < l->n_fds; i++)
+    l->lifted_fds[i] = lift (l, l->source_fds[i], floor);
+
+  if (l->close_descriptors)
+    cloexec_from_3 ();
+
+  for (fd = 0; fd < 3; fd++)
+    {
+      if (stdio[fd] == SPAWN_FD_INHERIT)
+        {
+          /* Our own 0-2 as they are, but they must survive exec. */
+          int flags = fcntl (fd, F_GETFD);
+          if (flags >= 0 && (flags & FD_CLOEXEC))
+            fcntl (fd, F_SETFD, flags & ~FD_CLOEXEC);
+          continue;
+        }
+      if (stdio[fd] == SPAWN_FD_NULL)
+        {
+          if (devnull < 0)
+            {
+              devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
+              if (devnull < 0)
+                report (l, SPAWN_CHILD_STEP_FDS, errno);
+              devnull = lift (l, devnull, floor);
+            }
+          place (l, devnull, fd);
+        }
+      else
+        place (l, stdio[fd], fd);
+    }
+  for (i = 0; i < l->n_fds; i++)
+    place (l, l->lifted_fds[i], l->target_fds[i]);
+}
+
+/* execve, and for a script without #! (ENOEXEC) the shell, as execvp and
+ * g_spawn do.  Returns only on failure, with the errno to report. */
+static int
+try_exec (const SpawnLaunch *l, const char *path)
+{
+  execve (path, l->argv, l->envp);
+  if (errno == ENOEXEC && l->shell_argv != NULL)
+    {
+      l->shell_argv[1] = (char *) path;
+      execve ("/bin/sh", l->shell_argv, l->envp);
+      errno = ENOEXEC;
+    }
+  return errno;
+}
+
+static int
+exec_search_path (const SpawnLaunch *l)
+{
+  gsize file_len = strlen (l->file);
+  gboolean saw_eacces = FALSE;
+  const char *p = l->search_path;
+  int err;
+
+  for (;;)
+    {
+      const char *end = strchrnul (p, ':');
+      gsize dir_len = end - p;
+      char *b = l->path_buffer;
+
+      /* An empty entry means the current directory. */
+      if (dir_len > 0)
+        {
+          memcpy (b, p, dir_len);
+          b += dir_len;
+          *b++ = '/';
+        }
+      memcpy (b, l->file, file_len + 1);
+
+      err = try_exec (l, l->path_buffer);
+      switch (err)
+        {
+        case EACCES:
+          saw_eacces = TRUE;
+          break;
+        case ENOENT:
+        case ENOTDIR:
+        case ELOOP:
+        case ENAMETOOLONG:
+        case ENODEV:
+        case ETIMEDOUT:
+        case ESTALE:
+          break;
+        default:
+          return err;
+        }
+      if (*end == '\0')
+        break;
+      p = end + 1;
+    }
+  return saw_eacces ? EACCES : ENOENT;
+}
+
+int
+_spawn_child_main (void *data)
+{
+  const SpawnLaunch *l = data;
+  int err;
+
+  reset_signal_handlers ();
+  setup_fds (l);
+  if (l->working_directory != NULL && chdir (l->working_directory) < 0)
+    report (l, SPAWN_CHILD_STEP_CHDIR, errno);
+  if (l->child_setup != NULL)
+    l->child_setup (l->child_setup_data);
+  sigprocmask (SIG_SETMASK, &l->parent_mask, NULL);
+
+  if (l->search_path != NULL)
+    err = exec_search_path (l);
+  else
+    err = try_exec (l, l->file);
+  report (l, SPAWN_CHILD_STEP_EXEC, err);
+}

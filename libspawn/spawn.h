@@ -1,0 +1,178 @@
+/* spawn.h - start and watch child processes without process-wide state
+ *
+ * libspawn starts a program and hands back a SpawnChild: its PID and a file
+ * descriptor that becomes readable when it ends.  A GSource on that
+ * descriptor delivers the exit status and CPU times.  On a kernel with
+ * clone4(CLONE_FD) nothing process-wide is touched at all; elsewhere pidfds
+ * or, as a last resort, a chaining SIGCHLD handler do the job.
+ */
+#pragma once
+
+#include <glib.h>
+#include <sys/types.h>
+
+G_BEGIN_DECLS
+
+#define SPAWN_API __attribute__ ((visibility ("default")))
+
+#define SPAWN_ERROR (spawn_error_quark ())
+SPAWN_API GQuark spawn_error_quark (void);
+
+/**
+ * SpawnError:
+ * @SPAWN_ERROR_FAILED: anything not listed below
+ * @SPAWN_ERROR_NOENT: program or working directory not found (ENOENT)
+ * @SPAWN_ERROR_ACCES: permission denied (EACCES)
+ * @SPAWN_ERROR_PERM: operation not permitted (EPERM)
+ * @SPAWN_ERROR_NOEXEC: not an executable format (ENOEXEC)
+ * @SPAWN_ERROR_TOO_BIG: argument list too long (E2BIG)
+ * @SPAWN_ERROR_NOTDIR: a path component is not a directory (ENOTDIR)
+ * @SPAWN_ERROR_ISDIR: the program is a directory (EISDIR)
+ * @SPAWN_ERROR_LOOP: too many symbolic links (ELOOP)
+ * @SPAWN_ERROR_NAMETOOLONG: a name is too long (ENAMETOOLONG)
+ * @SPAWN_ERROR_TXTBSY: the program is being written (ETXTBSY)
+ * @SPAWN_ERROR_LIBBAD: bad shared library or interpreter (ELIBBAD)
+ * @SPAWN_ERROR_NOMEM: out of memory (ENOMEM)
+ * @SPAWN_ERROR_MFILE: the process's fd table is full (EMFILE)
+ * @SPAWN_ERROR_NFILE: the system's file table is full (ENFILE)
+ * @SPAWN_ERROR_AGAIN: process limit reached (EAGAIN)
+ * @SPAWN_ERROR_INVAL: invalid argument (EINVAL)
+ * @SPAWN_ERROR_SRCH: the process has already ended (ESRCH)
+ * @SPAWN_ERROR_NOSYS: the requested backend is not available here (ENOSYS)
+ * @SPAWN_ERROR_STATUS_LOST: the child ended but its status was taken by
+ *   someone else (a waitpid(-1) elsewhere, or SIGCHLD set to SIG_IGN)
+ *
+ * Error codes in the %SPAWN_ERROR domain; most are shaped after an errno.
+ */
+typedef enum {
+  SPAWN_ERROR_FAILED,
+  SPAWN_ERROR_NOENT,
+  SPAWN_ERROR_ACCES,
+  SPAWN_ERROR_PERM,
+  SPAWN_ERROR_NOEXEC,
+  SPAWN_ERROR_TOO_BIG,
+  SPAWN_ERROR_NOTDIR,
+  SPAWN_ERROR_ISDIR,
+  SPAWN_ERROR_LOOP,
+  SPAWN_ERROR_NAMETOOLONG,
+  SPAWN_ERROR_TXTBSY,
+  SPAWN_ERROR_LIBBAD,
+  SPAWN_ERROR_NOMEM,
+  SPAWN_ERROR_MFILE,
+  SPAWN_ERROR_NFILE,
+  SPAWN_ERROR_AGAIN,
+  SPAWN_ERROR_INVAL,
+  SPAWN_ERROR_SRCH,
+  SPAWN_ERROR_NOSYS,
+  SPAWN_ERROR_STATUS_LOST,
+} SpawnError;
+
+/**
+ * SpawnBackend:
+ * @SPAWN_BACKEND_AUTO: the best one the kernel offers (the default)
+ * @SPAWN_BACKEND_CLONEFD: clone4(CLONE_FD | CLONE_AUTOREAP): no zombie, no
+ *   SIGCHLD, the exit status read from the fd
+ * @SPAWN_BACKEND_PIDFD: clone(CLONE_PIDFD), reaped with waitid(P_PIDFD)
+ * @SPAWN_BACKEND_SIGCHLD: an ordinary child and a chaining SIGCHLD handler
+ *
+ * How children are started and watched.  See docs/design.md for what each
+ * one guarantees.
+ */
+typedef enum {
+  SPAWN_BACKEND_AUTO,
+  SPAWN_BACKEND_CLONEFD,
+  SPAWN_BACKEND_PIDFD,
+  SPAWN_BACKEND_SIGCHLD,
+} SpawnBackend;
+
+SPAWN_API SpawnBackend spawn_get_backend (void);
+SPAWN_API gboolean     spawn_set_backend (SpawnBackend backend, GError **error);
+SPAWN_API const char  *spawn_backend_to_string (SpawnBackend backend);
+SPAWN_API gboolean     spawn_backend_is_available (SpawnBackend backend);
+
+/**
+ * SpawnExitKind:
+ * @SPAWN_EXIT_EXITED: the process called exit(); status is its exit status
+ * @SPAWN_EXIT_KILLED: a signal ended it; status is the signal number
+ * @SPAWN_EXIT_DUMPED: a signal ended it and it dumped core
+ */
+typedef enum {
+  SPAWN_EXIT_EXITED,
+  SPAWN_EXIT_KILLED,
+  SPAWN_EXIT_DUMPED,
+} SpawnExitKind;
+
+/**
+ * SpawnExitInfo:
+ * @kind: how the process ended
+ * @status: the exit status (@kind %SPAWN_EXIT_EXITED) or the signal number
+ * @utime_usec: user CPU time of the process, in microseconds
+ * @stime_usec: system CPU time of the process, in microseconds
+ * @have_times: %FALSE when the backend could not learn the CPU times (a
+ *   status recovered through PIDFD_GET_INFO after someone else reaped the
+ *   child); the times are then 0
+ *
+ * How a child ended.
+ */
+typedef struct {
+  SpawnExitKind kind;
+  int status;
+  guint64 utime_usec;
+  guint64 stime_usec;
+  gboolean have_times;
+} SpawnExitInfo;
+
+SPAWN_API int spawn_exit_info_to_wait_status (const SpawnExitInfo *info);
+
+typedef struct _SpawnChild SpawnChild;
+
+/**
+ * SpawnChildWatchFunc:
+ * @child: the child that ended
+ * @info: (nullable): how it ended, or %NULL if @error is set
+ * @error: (nullable): why its status could not be had
+ *   (%SPAWN_ERROR_STATUS_LOST), or %NULL
+ * @user_data: data passed to spawn_child_watch_add()
+ *
+ * Called once, from the main context of the watch, when @child has ended.
+ */
+typedef void (*SpawnChildWatchFunc) (SpawnChild          *child,
+                                     const SpawnExitInfo *info,
+                                     const GError        *error,
+                                     gpointer             user_data);
+
+SPAWN_API SpawnChild *spawn_async_fd (const char           *working_directory,
+                            const char * const   *argv,
+                            const char * const   *envp,
+                            GSpawnFlags           flags,
+                            GSpawnChildSetupFunc  child_setup,
+                            gpointer              user_data,
+                            int                   stdin_fd,
+                            int                   stdout_fd,
+                            int                   stderr_fd,
+                            const int            *source_fds,
+                            const int            *target_fds,
+                            gsize                 n_fds,
+                            int                  *stdin_pipe_out,
+                            int                  *stdout_pipe_out,
+                            int                  *stderr_pipe_out,
+                            GError              **error);
+
+SPAWN_API SpawnChild  *spawn_child_ref (SpawnChild *child);
+SPAWN_API void         spawn_child_unref (SpawnChild *child);
+SPAWN_API GPid         spawn_child_get_pid (SpawnChild *child);
+SPAWN_API int          spawn_child_get_fd (SpawnChild *child);
+SPAWN_API SpawnBackend spawn_child_get_backend (SpawnChild *child);
+SPAWN_API gboolean     spawn_child_send_signal (SpawnChild *child, int signum, GError **error);
+SPAWN_API gboolean     spawn_child_wait (SpawnChild *child, SpawnExitInfo *info, GError **error);
+
+SPAWN_API GSource *spawn_child_watch_source_new (SpawnChild *child);
+SPAWN_API guint    spawn_child_watch_add (SpawnChild *child, SpawnChildWatchFunc function,
+                                gpointer data);
+SPAWN_API guint    spawn_child_watch_add_full (int priority, SpawnChild *child,
+                                     SpawnChildWatchFunc function, gpointer data,
+                                     GDestroyNotify notify);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpawnChild, spawn_child_unref)
+
+G_END_DECLS

@@ -1,0 +1,885 @@
+/* libspawn core: spawn_async_fd(), the child watch and each backend.
+ *
+ * Every case runs once per backend (/spawn/<backend>/...), forced with
+ * spawn_set_backend(); a backend the kernel lacks is skipped with the
+ * reason.  Cases that change process-wide state run in a subprocess.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "spawn.h"
+
+static char *helper;
+
+typedef struct {
+  gboolean done;
+  SpawnExitInfo info;
+  GError *error;
+} Result;
+
+static const SpawnBackend all_backends[] = {
+  SPAWN_BACKEND_CLONEFD, SPAWN_BACKEND_PIDFD, SPAWN_BACKEND_SIGCHLD,
+};
+
+static gboolean
+use_backend (gconstpointer data)
+{
+  SpawnBackend b = GPOINTER_TO_INT (data);
+  GError *error = NULL;
+
+  if (!spawn_backend_is_available (b))
+    {
+      g_test_skip_printf ("backend %s is not available on this kernel",
+                          spawn_backend_to_string (b));
+      return FALSE;
+    }
+  g_assert_true (spawn_set_backend (b, &error));
+  g_assert_no_error (error);
+  return TRUE;
+}
+
+static SpawnChild *
+start_full (const char * const *argv, GSpawnFlags flags, int *in, int *out,
+            GError **error)
+{
+  return spawn_async_fd (NULL, argv, NULL, flags, NULL, NULL, -1, -1, -1,
+                         NULL, NULL, 0, in, out, NULL, error);
+}
+
+static SpawnChild *
+start_helper (const char *a1, const char *a2)
+{
+  const char *argv[] = { helper, a1, a2, NULL };
+  GError *error = NULL;
+  SpawnChild *child = start_full (argv, 0, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (child);
+  return child;
+}
+
+static void
+on_exit_cb (SpawnChild *child G_GNUC_UNUSED, const SpawnExitInfo *info,
+            const GError *error, gpointer data)
+{
+  Result *r = data;
+
+  g_assert_false (r->done);
+  g_assert_true ((info == NULL) != (error == NULL));
+  r->done = TRUE;
+  if (info != NULL)
+    r->info = *info;
+  if (error != NULL)
+    r->error = g_error_copy (error);
+}
+
+static gboolean
+on_timeout (gpointer data G_GNUC_UNUSED)
+{
+  g_error ("child watch did not fire within 120 s");
+  return G_SOURCE_REMOVE;
+}
+
+/* Watch @child on the thread-default context until it has ended. */
+static void
+watch (SpawnChild *child, Result *r)
+{
+  GMainContext *ctx = g_main_context_get_thread_default ();
+  GSource *timeout = g_timeout_source_new_seconds (120);
+
+  memset (r, 0, sizeof (*r));
+  g_source_set_callback (timeout, on_timeout, NULL, NULL);
+  g_source_attach (timeout, ctx);
+  spawn_child_watch_add (child, on_exit_cb, r);
+  while (!r->done)
+    g_main_context_iteration (ctx, TRUE);
+  g_source_destroy (timeout);
+  g_source_unref (timeout);
+}
+
+static void
+assert_exited (Result *r, int status)
+{
+  g_assert_no_error (r->error);
+  g_assert_cmpint (r->info.kind, ==, SPAWN_EXIT_EXITED);
+  g_assert_cmpint (r->info.status, ==, status);
+}
+
+static int
+count_fds (void)
+{
+  GDir *d = g_dir_open ("/proc/self/fd", 0, NULL);
+  int n = 0;
+
+  g_assert_nonnull (d);
+  while (g_dir_read_name (d) != NULL)
+    n++;
+  g_dir_close (d);
+  return n;
+}
+
+/* No child of ours left, running or zombie. */
+static void
+assert_no_children (void)
+{
+  int status;
+
+  g_assert_cmpint (waitpid (-1, &status, WNOHANG | __WALL), ==, -1);
+  g_assert_cmpint (errno, ==, ECHILD);
+}
+
+static char *
+read_all (int fd)
+{
+  GString *s = g_string_new (NULL);
+  char buf[4096];
+  ssize_t n;
+
+  while ((n = read (fd, buf, sizeof (buf))) > 0)
+    g_string_append_len (s, buf, n);
+  g_assert_cmpint (n, ==, 0);
+  close (fd);
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_exit_status (gconstpointer data)
+{
+  Result r;
+
+  g_test_summary ("the exit status arrives through the watch");
+  if (!use_backend (data))
+    return;
+  g_autoptr (SpawnChild) child = start_helper ("exit", "42");
+  g_assert_cmpint (spawn_child_get_backend (child), ==, GPOINTER_TO_INT (data));
+  g_assert_cmpint (spawn_child_get_pid (child), >, 0);
+  watch (child, &r);
+  assert_exited (&r, 42);
+  g_assert_true (r.info.have_times);
+  assert_no_children ();
+}
+
+static void
+test_signal (gconstpointer data)
+{
+  Result r;
+  GError *error = NULL;
+
+  g_test_summary ("death by signal is reported as such, and the waitpid-style "
+                  "status works with g_spawn_check_wait_status()");
+  if (!use_backend (data))
+    return;
+  g_autoptr (SpawnChild) child = start_helper ("sleep", "100000");
+  g_assert_true (spawn_child_send_signal (child, SIGKILL, &error));
+  g_assert_no_error (error);
+  watch (child, &r);
+  g_assert_no_error (r.error);
+  g_assert_cmpint (r.info.kind, ==, SPAWN_EXIT_KILLED);
+  g_assert_cmpint (r.info.status, ==, SIGKILL);
+  g_assert_true (WIFSIGNALED (spawn_exit_info_to_wait_status (&r.info)));
+  g_assert_cmpint (WTERMSIG (spawn_exit_info_to_wait_status (&r.info)), ==, SIGKILL);
+
+  /* Once it has ended, no signal goes anywhere. */
+  g_assert_false (spawn_child_send_signal (child, SIGKILL, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_SRCH);
+  g_clear_error (&error);
+
+  g_autoptr (SpawnChild) three = start_helper ("exit", "3");
+  watch (three, &r);
+  g_assert_false (g_spawn_check_wait_status (spawn_exit_info_to_wait_status (&r.info), &error));
+  g_assert_error (error, G_SPAWN_EXIT_ERROR, 3);
+  g_clear_error (&error);
+}
+
+static void
+test_core_dump (gconstpointer data)
+{
+  g_autofree char *pattern = NULL;
+  g_autofree char *dir = NULL;
+  const char *argv[] = { helper, "kill", "11", NULL };
+  GError *error = NULL;
+  Result r;
+
+  g_test_summary ("a core dump is reported as CLD_DUMPED");
+  if (!use_backend (data))
+    return;
+  if (!g_file_get_contents ("/proc/sys/kernel/core_pattern", &pattern, NULL, NULL))
+    {
+      g_test_skip ("no /proc/sys/kernel/core_pattern");
+      return;
+    }
+  if (pattern[0] == '|')
+    {
+      g_test_skip_printf ("core_pattern pipes to a helper (%s): whether it dumps "
+                          "is not ours to know", g_strstrip (pattern));
+      return;
+    }
+  /* core_pattern is a file name: dump into a directory of our own. */
+  dir = g_dir_make_tmp ("spawn-core-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autoptr (SpawnChild) child =
+    spawn_async_fd (dir, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                    NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  watch (child, &r);
+  g_assert_no_error (r.error);
+  g_assert_cmpint (r.info.kind, ==, SPAWN_EXIT_DUMPED);
+  g_assert_cmpint (r.info.status, ==, SIGSEGV);
+  g_assert_true (WCOREDUMP (spawn_exit_info_to_wait_status (&r.info)));
+  g_assert_true (g_spawn_command_line_sync (g_strdup_printf ("rm -rf %s", dir),
+                                            NULL, NULL, NULL, NULL));
+}
+
+static void
+test_cpu_times (gconstpointer data)
+{
+  Result r;
+
+  g_test_summary ("the child's user CPU time is reported");
+  if (!use_backend (data))
+    return;
+  g_autoptr (SpawnChild) child = start_helper ("busy", "300");
+  watch (child, &r);
+  assert_exited (&r, 0);
+  g_assert_true (r.info.have_times);
+  g_test_message ("utime %" G_GUINT64_FORMAT " us, stime %" G_GUINT64_FORMAT " us",
+                  r.info.utime_usec, r.info.stime_usec);
+  /* 300 ms burnt; clock ticks are 10 ms: allow for rounding. */
+  g_assert_cmpuint (r.info.utime_usec + r.info.stime_usec, >=, 250000);
+  g_assert_cmpuint (r.info.utime_usec, >=, 150000);
+}
+
+static void
+test_pipes (gconstpointer data)
+{
+  const char *argv[] = { helper, "cat", NULL };
+  GError *error = NULL;
+  int in = -1, out = -1;
+  char *got;
+  Result r;
+
+  g_test_summary ("stdin and stdout pipes carry data both ways");
+  if (!use_backend (data))
+    return;
+  g_autoptr (SpawnChild) child = start_full (argv, 0, &in, &out, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (in, >=, 0);
+  g_assert_cmpint (out, >=, 0);
+  g_assert_cmpint (fcntl (in, F_GETFD) & FD_CLOEXEC, ==, FD_CLOEXEC);
+  g_assert_cmpint (write (in, "hello\n", 6), ==, 6);
+  close (in);
+  got = read_all (out);
+  g_assert_cmpstr (got, ==, "hello\n");
+  g_free (got);
+  watch (child, &r);
+  assert_exited (&r, 0);
+}
+
+static void
+test_fd_mapping (gconstpointer data)
+{
+  const char *argv[] = { helper, "write-fd", "7", "mapped", NULL };
+  GError *error = NULL;
+  int p[2], source, target = 7;
+  char *got;
+  Result r;
+
+  g_test_summary ("an fd of ours appears in the child under the number asked");
+  if (!use_backend (data))
+    return;
+  g_assert_no_errno (pipe2 (p, O_CLOEXEC));
+  source = p[1];
+  g_autoptr (SpawnChild) child =
+    spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, &source,
+                    &target, 1, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  close (p[1]);
+  got = read_all (p[0]);
+  g_assert_cmpstr (got, ==, "mapped");
+  g_free (got);
+  watch (child, &r);
+  assert_exited (&r, 0);
+}
+
+static void
+test_fd_hygiene (gconstpointer data)
+{
+  const char *argv[] = { helper, "list-fds", NULL };
+  GError *error = NULL;
+  int leaked, out = -1, source, target = 5, p[2];
+  char *got;
+  Result r;
+
+  g_test_summary ("the child sees stdio and mapped fds only, never ours, "
+                  "even those without CLOEXEC");
+  if (!use_backend (data))
+    return;
+  leaked = open ("/dev/null", O_RDONLY); /* deliberately not CLOEXEC */
+  g_assert_cmpint (leaked, >=, 0);
+  g_assert_no_errno (pipe2 (p, O_CLOEXEC));
+  source = p[0];
+  g_autoptr (SpawnChild) child =
+    spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, &source,
+                    &target, 1, NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  got = read_all (out);
+  g_assert_cmpstr (got, ==, "0\n1\n2\n5\n");
+  g_free (got);
+  watch (child, &r);
+  assert_exited (&r, 0);
+  close (leaked);
+  close (p[0]);
+  close (p[1]);
+}
+
+static void
+assert_spawn_fails (const char *dir, const char * const *argv, int code,
+                    const char *name)
+{
+  int before = count_fds ();
+  GError *error = NULL;
+  SpawnChild *child;
+
+  child = spawn_async_fd (dir, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                          -1, -1, -1, NULL, NULL, 0, NULL, NULL, NULL, &error);
+  g_assert_null (child);
+  g_assert_error (error, SPAWN_ERROR, code);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, name));
+  g_clear_error (&error);
+  g_assert_cmpint (count_fds (), ==, before);
+  assert_no_children ();
+}
+
+static void
+test_exec_errors (gconstpointer data)
+{
+  g_autofree char *dir = NULL, *plain = NULL, *script = NULL, *big = NULL;
+  const char *noent[] = { "/nonexistent/program", NULL };
+  const char *notfound[] = { "no-such-program-anywhere", NULL };
+  const char *plain_argv[2] = { NULL, NULL }, *script_argv[2] = { NULL, NULL };
+  const char *big_argv[3] = { NULL, NULL, NULL };
+  const char *ok[] = { "/bin/sh", "-c", "exit 0", NULL };
+  GError *error = NULL;
+
+  g_test_summary ("exec failures come back as errno-shaped GErrors naming "
+                  "the program, leaving no child and no fd");
+  if (!use_backend (data))
+    return;
+  dir = g_dir_make_tmp ("spawn-exec-XXXXXX", &error);
+  g_assert_no_error (error);
+
+  assert_spawn_fails (NULL, noent, SPAWN_ERROR_NOENT, "/nonexistent/program");
+  assert_spawn_fails (NULL, notfound, SPAWN_ERROR_NOENT, "no-such-program-anywhere");
+
+  plain = g_build_filename (dir, "not-executable", NULL);
+  g_assert_true (g_file_set_contents (plain, "#!/bin/sh\n", -1, NULL));
+  g_assert_no_errno (chmod (plain, 0644));
+  plain_argv[0] = plain;
+  /* Root may execute anything with an x bit, but not without one. */
+  assert_spawn_fails (NULL, plain_argv, SPAWN_ERROR_ACCES, "not-executable");
+
+  script = g_build_filename (dir, "bad-interpreter", NULL);
+  g_assert_true (g_file_set_contents (script, "#!/nonexistent/interpreter\n", -1, NULL));
+  g_assert_no_errno (chmod (script, 0755));
+  script_argv[0] = script;
+  assert_spawn_fails (NULL, script_argv, SPAWN_ERROR_NOENT, "bad-interpreter");
+
+  big = g_malloc (4 * 1024 * 1024);
+  memset (big, 'x', 4 * 1024 * 1024 - 1);
+  big[4 * 1024 * 1024 - 1] = '\0';
+  big_argv[0] = "/bin/true";
+  big_argv[1] = big;
+  assert_spawn_fails (NULL, big_argv, SPAWN_ERROR_TOO_BIG, "/bin/true");
+
+  assert_spawn_fails ("/nonexistent/dir", ok, SPAWN_ERROR_NOENT, "/nonexistent/dir");
+
+  g_unlink (plain);
+  g_unlink (script);
+  g_rmdir (dir);
+}
+
+static void
+test_working_directory_and_env (gconstpointer data)
+{
+  const char *pwd[] = { helper, "pwd", NULL };
+  const char *env[] = { helper, "env", "SPAWN_TEST_VAR", NULL };
+  const char *envp[] = { "SPAWN_TEST_VAR=from-envp", NULL };
+  GError *error = NULL;
+  int out = -1;
+  char *got;
+  Result r;
+
+  g_test_summary ("working directory and environment reach the child");
+  if (!use_backend (data))
+    return;
+  g_autoptr (SpawnChild) a =
+    spawn_async_fd ("/", pwd, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                    NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  got = read_all (out);
+  g_assert_cmpstr (got, ==, "/\n");
+  g_free (got);
+  watch (a, &r);
+  assert_exited (&r, 0);
+
+  g_autoptr (SpawnChild) b =
+    spawn_async_fd (NULL, env, envp, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                    NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  got = read_all (out);
+  g_assert_cmpstr (got, ==, "from-envp\n");
+  g_free (got);
+  watch (b, &r);
+  assert_exited (&r, 0);
+}
+
+typedef struct {
+  int remaining;
+  int bad;
+} Many;
+
+typedef struct {
+  Many *many;
+  int want;
+} One;
+
+static void
+on_one_exit (SpawnChild *child G_GNUC_UNUSED, const SpawnExitInfo *info,
+             const GError *error, gpointer data)
+{
+  One *one = data;
+
+  if (error != NULL || info->kind != SPAWN_EXIT_EXITED || info->status != one->want)
+    g_atomic_int_inc (&one->many->bad);
+  g_atomic_int_add (&one->many->remaining, -1);
+}
+
+/* Start @n children exiting with i % 200 and watch them all on the
+ * thread-default context; returns how many reported a wrong status. */
+static int
+run_many (int n)
+{
+  GMainContext *ctx = g_main_context_get_thread_default ();
+  One *ones = g_new0 (One, n);
+  Many many = { n, 0 };
+  int i;
+
+  for (i = 0; i < n; i++)
+    {
+      char status[16];
+      g_snprintf (status, sizeof (status), "%d", i % 200);
+      SpawnChild *child = start_helper ("exit", status);
+      ones[i].many = &many;
+      ones[i].want = i % 200;
+      spawn_child_watch_add_full (G_PRIORITY_DEFAULT, child, on_one_exit,
+                                  &ones[i], NULL);
+      spawn_child_unref (child);
+    }
+  while (g_atomic_int_get (&many.remaining) > 0)
+    g_main_context_iteration (ctx, TRUE);
+  g_free (ones);
+  return many.bad;
+}
+
+static void
+test_concurrency (gconstpointer data)
+{
+  g_test_summary ("hundreds of children at once, each status to its watch");
+  if (!use_backend (data))
+    return;
+  g_assert_cmpint (run_many (300), ==, 0);
+  assert_no_children ();
+}
+
+static gpointer
+thread_main (gpointer data G_GNUC_UNUSED)
+{
+  GMainContext *ctx = g_main_context_new ();
+  int bad;
+
+  g_main_context_push_thread_default (ctx);
+  bad = run_many (25);
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
+  return GINT_TO_POINTER (bad + 1);
+}
+
+static void
+test_threads (gconstpointer data)
+{
+  GThread *threads[4];
+  guint i;
+
+  g_test_summary ("spawning from several threads, each watching on its own "
+                  "GMainContext");
+  if (!use_backend (data))
+    return;
+  for (i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("spawner", thread_main, NULL);
+  for (i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_assert_cmpint (GPOINTER_TO_INT (g_thread_join (threads[i])), ==, 1);
+  assert_no_children ();
+}
+
+static void
+test_unwatched (gconstpointer data)
+{
+  SpawnChild *child;
+  int i;
+
+  g_test_summary ("a child whose handle is dropped while it runs is still "
+                  "reaped: no zombie");
+  if (!use_backend (data))
+    return;
+  child = start_helper ("sleep", "100");
+  spawn_child_unref (child);
+  /* Wait, by polling without reaping, until nothing of ours is left. */
+  for (i = 0; i < 200; i++)
+    {
+      siginfo_t si = { 0 };
+      if (waitid (P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 &&
+          errno == ECHILD)
+        return;
+      g_usleep (50 * 1000);
+    }
+  g_assert_not_reached ();
+}
+
+static void
+test_emfile (gconstpointer data)
+{
+  const char *argv[] = { helper, "exit", "0", NULL };
+  struct rlimit rl = { 64, 64 };
+  GError *error = NULL;
+  int fds = 0, before;
+
+  g_test_summary ("a full fd table gives EMFILE and leaves nothing behind");
+  if (!use_backend (data))
+    return;
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  /* Probe the backend while fds are there to probe with. */
+  g_assert_cmpint (spawn_get_backend (), ==, GPOINTER_TO_INT (data));
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &rl));
+  while (open ("/dev/null", O_RDONLY | O_CLOEXEC) >= 0)
+    fds++;
+  g_assert_cmpint (errno, ==, EMFILE);
+  /* Room for the exec-report pipe, not for the child's fd as well. */
+  close (63);
+  close (62);
+  before = count_fds () - 1; /* count_fds has the directory open */
+  g_assert_null (start_full (argv, 0, NULL, NULL, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_MFILE);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  g_assert_cmpint (count_fds () - 1, ==, before);
+  assert_no_children ();
+}
+
+/* ---- library safety: the application does things to SIGCHLD ---- */
+
+static volatile sig_atomic_t app_sigchld_count;
+
+static void
+app_handler (int sig G_GNUC_UNUSED)
+{
+  app_sigchld_count++;
+}
+
+static void
+test_app_handler (gconstpointer data)
+{
+  struct sigaction sa = { 0 };
+  SpawnBackend b = GPOINTER_TO_INT (data);
+  Result r;
+
+  g_test_summary ("the application's own SIGCHLD handler keeps being called "
+                  "(sigchld chains to it; pidfd children still send SIGCHLD "
+                  "after exec); on clonefd it sees no SIGCHLD for our children");
+  if (!use_backend (data))
+    return;
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  sa.sa_handler = app_handler;
+  sigaction (SIGCHLD, &sa, NULL);
+  g_autoptr (SpawnChild) child = start_helper ("exit", "5");
+  watch (child, &r);
+  assert_exited (&r, 5);
+  g_test_message ("application saw %d SIGCHLD", (int) app_sigchld_count);
+  if (b == SPAWN_BACKEND_CLONEFD)
+    g_assert_cmpint (app_sigchld_count, ==, 0);
+  else
+    g_assert_cmpint (app_sigchld_count, >=, 1);
+}
+
+static gpointer
+thief_main (gpointer data)
+{
+  int *stolen = data;
+
+  while (!g_atomic_int_get (&stolen[1]))
+    {
+      if (waitpid (-1, NULL, 0) > 0)
+        g_atomic_int_inc (&stolen[0]);
+      else
+        g_usleep (1000);
+    }
+  return NULL;
+}
+
+static void
+test_waitpid_thief (gconstpointer data)
+{
+  SpawnBackend b = GPOINTER_TO_INT (data);
+  int stolen[2] = { 0, 0 };
+  GThread *thief;
+  Result r;
+
+  g_test_summary ("another thread loops on waitpid(-1): clonefd never loses "
+                  "the status; pidfd recovers it through PIDFD_GET_INFO "
+                  "(>= 6.15) or reports it lost; sigchld reports it lost; "
+                  "no watch hangs");
+  if (!use_backend (data))
+    return;
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  thief = g_thread_new ("thief", thief_main, stolen);
+  g_autoptr (SpawnChild) child = start_helper ("exit", "9");
+  watch (child, &r);
+  g_atomic_int_set (&stolen[1], 1);
+  g_thread_join (thief);
+  g_test_message ("thief reaped %d; watch: %s", stolen[0],
+                  r.error ? r.error->message : "status delivered");
+  if (b == SPAWN_BACKEND_CLONEFD)
+    {
+      assert_exited (&r, 9);
+      g_assert_cmpint (stolen[0], ==, 0);
+    }
+  else if (r.error != NULL)
+    g_assert_error (r.error, SPAWN_ERROR, SPAWN_ERROR_STATUS_LOST);
+  else
+    assert_exited (&r, 9);
+  g_clear_error (&r.error);
+}
+
+static void
+test_sigchld_ignored (gconstpointer data)
+{
+  SpawnBackend b = GPOINTER_TO_INT (data);
+  Result r;
+
+  g_test_summary ("SIGCHLD set to SIG_IGN by the application: clonefd and "
+                  "sigchld deliver the status; pidfd recovers it (>= 6.15) or "
+                  "reports it lost");
+  if (!use_backend (data))
+    return;
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  signal (SIGCHLD, SIG_IGN);
+  g_autoptr (SpawnChild) child = start_helper ("exit", "6");
+  watch (child, &r);
+  if (b == SPAWN_BACKEND_PIDFD && r.error != NULL)
+    g_assert_error (r.error, SPAWN_ERROR, SPAWN_ERROR_STATUS_LOST);
+  else
+    assert_exited (&r, 6);
+  g_clear_error (&r.error);
+}
+
+static void
+test_sigchld_blocked (gconstpointer data)
+{
+  sigset_t set;
+  Result r;
+
+  g_test_summary ("SIGCHLD blocked in every thread: every backend still "
+                  "delivers the status (sigchld through its recheck timer)");
+  if (!use_backend (data))
+    return;
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  /* Before any thread (GLib's worker included) exists. */
+  sigemptyset (&set);
+  sigaddset (&set, SIGCHLD);
+  pthread_sigmask (SIG_BLOCK, &set, NULL);
+  g_autoptr (SpawnChild) child = start_helper ("exit", "4");
+  watch (child, &r);
+  assert_exited (&r, 4);
+}
+
+static void
+test_app_children (gconstpointer data)
+{
+  int status;
+  pid_t pid;
+  Result r;
+
+  g_test_summary ("the application's own children are still the "
+                  "application's to reap");
+  if (!use_backend (data))
+    return;
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  pid = fork ();
+  if (pid == 0)
+    _exit (17);
+  g_autoptr (SpawnChild) child = start_helper ("exit", "8");
+  watch (child, &r);
+  assert_exited (&r, 8);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 17);
+}
+
+/* ---- backend selection ---- */
+
+static void
+test_auto_backend (void)
+{
+  const char *kernel = g_getenv ("LIBSPAWN_VM_KERNEL");
+  gboolean series = g_strcmp0 (g_getenv ("LIBSPAWN_SERIES"), "yes") == 0;
+  SpawnBackend want = SPAWN_BACKEND_PIDFD;
+
+  g_test_summary ("clonefd is chosen by itself on the patched kernels, pidfd "
+                  "on every other kernel we run on");
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  if (series && (g_strcmp0 (kernel, "patched") == 0 || g_strcmp0 (kernel, "debug") == 0))
+    want = SPAWN_BACKEND_CLONEFD;
+  g_unsetenv ("LIBSPAWN_BACKEND");
+  g_test_message ("kernel %s: %s", kernel ? kernel : "host",
+                  spawn_backend_to_string (spawn_get_backend ()));
+  g_assert_cmpint (spawn_get_backend (), ==, want);
+}
+
+static void
+test_forced_backend (void)
+{
+  g_test_summary ("LIBSPAWN_BACKEND forces a backend; an unknown or "
+                  "unavailable one is an error, not a silent switch");
+  {
+      g_test_trap_subprocess ("/spawn/backend/forced/subprocess/bogus", 0,
+                              G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      g_test_trap_subprocess ("/spawn/backend/forced/subprocess/sigchld", 0,
+                              G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+}
+
+static void
+test_forced_bogus (void)
+{
+  const char *argv[] = { "/bin/true", NULL };
+  GError *error = NULL;
+
+  g_setenv ("LIBSPAWN_BACKEND", "bogus", TRUE);
+  g_assert_null (start_full (argv, 0, NULL, NULL, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL);
+  g_clear_error (&error);
+  /* The API still can. */
+  g_assert_true (spawn_set_backend (SPAWN_BACKEND_SIGCHLD, &error));
+  g_assert_no_error (error);
+  if (!spawn_backend_is_available (SPAWN_BACKEND_CLONEFD))
+    {
+      g_assert_false (spawn_set_backend (SPAWN_BACKEND_CLONEFD, &error));
+      g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOSYS);
+      g_clear_error (&error);
+      /* ... and did not switch. */
+      g_assert_cmpint (spawn_get_backend (), ==, SPAWN_BACKEND_SIGCHLD);
+    }
+}
+
+static void
+test_forced_sigchld (void)
+{
+  g_setenv ("LIBSPAWN_BACKEND", "sigchld", TRUE);
+  g_assert_cmpint (spawn_get_backend (), ==, SPAWN_BACKEND_SIGCHLD);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *dir = g_path_get_dirname (self);
+  struct {
+    const char *name;
+    GTestDataFunc func;
+  } cases[] = {
+    { "exit-status", test_exit_status },
+    { "signal", test_signal },
+    { "core-dump", test_core_dump },
+    { "cpu-times", test_cpu_times },
+    { "pipes", test_pipes },
+    { "fd-mapping", test_fd_mapping },
+    { "fd-hygiene", test_fd_hygiene },
+    { "exec-errors", test_exec_errors },
+    { "cwd-env", test_working_directory_and_env },
+    { "concurrency", test_concurrency },
+    { "threads", test_threads },
+    { "unwatched", test_unwatched },
+    { "emfile", test_emfile },
+    { "safety/app-handler", test_app_handler },
+    { "safety/waitpid-thief", test_waitpid_thief },
+    { "safety/sigchld-ignored", test_sigchld_ignored },
+    { "safety/sigchld-blocked", test_sigchld_blocked },
+    { "safety/app-children", test_app_children },
+  };
+  guint b, c;
+
+  g_test_init (&argc, &argv, NULL);
+  helper = g_build_filename (dir, "spawn-helper", NULL);
+
+  g_test_add_func ("/spawn/backend/auto", test_auto_backend);
+  g_test_add_func ("/spawn/backend/forced", test_forced_backend);
+  g_test_add_func ("/spawn/backend/forced/subprocess/bogus", test_forced_bogus);
+  g_test_add_func ("/spawn/backend/forced/subprocess/sigchld", test_forced_sigchld);
+  for (b = 0; b < G_N_ELEMENTS (all_backends); b++)
+    for (c = 0; c < G_N_ELEMENTS (cases); c++)
+      {
+        char *path = g_strdup_printf ("/spawn/%s/%s",
+                                      spawn_backend_to_string (all_backends[b]),
+                                      cases[c].name);
+        g_test_add_data_func (path, GINT_TO_POINTER (all_backends[b]), cases[c].func);
+        g_free (path);
+      }
+  return g_test_run ();
+}
