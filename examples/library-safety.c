@@ -1,0 +1,144 @@
+/* library-safety: an application with its own SIGCHLD reaper, and a
+ * "library" starting children through libspawn, side by side.
+ *
+ * The application does what many do: a SIGCHLD handler that reaps with
+ * waitpid(-1, WNOHANG) in a loop.  That steals the status of every child,
+ * the library's included, unless the kernel keeps the library's children
+ * out of it.  For each backend this kernel has, the program runs itself
+ * with LIBSPAWN_BACKEND set and prints what each side saw.
+ */
+#include <errno.h>
+#include <glib.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "spawn.h"
+
+#define N_CHILDREN 5
+
+static volatile sig_atomic_t app_signals, app_reaped_own, app_reaped_other;
+static pid_t app_child;
+
+static void
+app_reaper (int sig)
+{
+  int saved = errno;
+  pid_t pid;
+
+  (void) sig;
+  app_signals++;
+  while ((pid = waitpid (-1, NULL, WNOHANG)) > 0)
+    {
+      if (pid == app_child)
+        app_reaped_own++;
+      else
+        app_reaped_other++;
+    }
+  errno = saved;
+}
+
+typedef struct {
+  GMainLoop *loop;
+  int remaining, delivered, lost;
+} Library;
+
+static void
+on_child_exit (SpawnChild *child, const SpawnExitInfo *info, const GError *error,
+         gpointer data)
+{
+  Library *lib = data;
+
+  (void) child;
+  if (info != NULL && info->kind == SPAWN_EXIT_EXITED && info->status == 7)
+    lib->delivered++;
+  else if (error != NULL)
+    lib->lost++;
+  if (--lib->remaining == 0)
+    g_main_loop_quit (lib->loop);
+}
+
+static int
+run_one (void)
+{
+  const char *argv[] = { "/bin/sh", "-c", "sleep 0.1; exit 7", NULL };
+  struct sigaction sa = { 0 };
+  Library lib = { 0 };
+  GError *error = NULL;
+  int i;
+
+  sa.sa_handler = app_reaper;
+  sa.sa_flags = SA_RESTART;
+  sigaction (SIGCHLD, &sa, NULL);
+
+  /* The application's own child. */
+  app_child = fork ();
+  if (app_child == 0)
+    {
+      usleep (100 * 1000);
+      _exit (0);
+    }
+
+  /* The library's children. */
+  lib.loop = g_main_loop_new (NULL, FALSE);
+  lib.remaining = N_CHILDREN;
+  for (i = 0; i < N_CHILDREN; i++)
+    {
+      SpawnChild *child = spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                                          NULL, NULL, 0, NULL, NULL, NULL, &error);
+      if (child == NULL)
+        {
+          fprintf (stderr, "spawn: %s\n", error->message);
+          return 1;
+        }
+      spawn_child_watch_add (child, on_child_exit, &lib);
+      spawn_child_unref (child);
+    }
+  g_main_loop_run (lib.loop);
+
+  printf ("%-8s  library: %d/%d statuses, %d lost   application: %d SIGCHLD, "
+          "reaped its own child: %s, reaped %d of the library's\n",
+          spawn_backend_to_string (spawn_get_backend ()), lib.delivered,
+          N_CHILDREN, lib.lost, (int) app_signals,
+          app_reaped_own ? "yes" : "no", (int) app_reaped_other);
+  return lib.delivered + lib.lost == N_CHILDREN && app_reaped_own ? 0 : 1;
+}
+
+int
+main (int argc, char **argv)
+{
+  const SpawnBackend backends[] = {
+    SPAWN_BACKEND_CLONEFD, SPAWN_BACKEND_PIDFD, SPAWN_BACKEND_SIGCHLD,
+  };
+  int failed = 0;
+  guint i;
+
+  if (argc == 2 && g_str_equal (argv[1], "--one"))
+    return run_one ();
+
+  printf ("An application reaping with waitpid(-1) in its SIGCHLD handler, and a\n"
+          "library starting %d children through libspawn, per backend:\n", N_CHILDREN);
+  for (i = 0; i < G_N_ELEMENTS (backends); i++)
+    {
+      const char *name = spawn_backend_to_string (backends[i]);
+      char *args[] = { argv[0], (char *) "--one", NULL };
+      char **envp;
+      int status;
+
+      if (!spawn_backend_is_available (backends[i]))
+        {
+          printf ("%-8s  not available on this kernel\n", name);
+          continue;
+        }
+      envp = g_environ_setenv (g_get_environ (), "LIBSPAWN_BACKEND", name, TRUE);
+      fflush (stdout);
+      if (!g_spawn_sync (NULL, args, envp, G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL,
+                         NULL, NULL, &status, NULL) ||
+          !g_spawn_check_wait_status (status, NULL))
+        failed++;
+      g_strfreev (envp);
+    }
+  return failed ? 1 : 0;
+}
