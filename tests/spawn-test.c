@@ -12,7 +12,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -851,6 +856,46 @@ test_forced_bogus (void)
     }
 }
 
+/* A seccomp filter that answers EPERM to one system call. */
+static void
+deny_syscall (int nr)
+{
+  struct sock_filter code[] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = { G_N_ELEMENTS (code), code };
+
+  g_assert_no_errno (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0));
+  g_assert_no_errno (prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog));
+}
+
+static void
+test_seccomp_fallback (void)
+{
+  Result r;
+
+  g_test_summary ("clone4 and pidfd_open denied by seccomp (EPERM): the "
+                  "backend falls back, down to sigchld, and still works");
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  g_unsetenv ("LIBSPAWN_BACKEND");
+  deny_syscall (1000); /* clone4 */
+  deny_syscall (__NR_pidfd_open);
+  g_assert_false (spawn_backend_is_available (SPAWN_BACKEND_CLONEFD));
+  g_assert_false (spawn_backend_is_available (SPAWN_BACKEND_PIDFD));
+  g_assert_cmpint (spawn_get_backend (), ==, SPAWN_BACKEND_SIGCHLD);
+  g_autoptr (SpawnChild) child = start_helper ("exit", "12");
+  watch (child, &r);
+  assert_exited (&r, 12);
+}
+
 static void
 test_forced_sigchld (void)
 {
@@ -893,6 +938,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/spawn/backend/auto", test_auto_backend);
   g_test_add_func ("/spawn/backend/forced", test_forced_backend);
+  g_test_add_func ("/spawn/backend/seccomp-fallback", test_seccomp_fallback);
   g_test_add_func ("/spawn/backend/forced/subprocess/bogus", test_forced_bogus);
   g_test_add_func ("/spawn/backend/forced/subprocess/sigchld", test_forced_sigchld);
   for (b = 0; b < G_N_ELEMENTS (all_backends); b++)
