@@ -125,7 +125,7 @@ place (const SpawnLaunch *l, int from, int to)
 }
 
 static void
-setup_fds (const SpawnLaunch *l)
+setup_fds (SpawnLaunch *l)
 {
   int floor = MAX (l->max_target_fd, 2) + 1;
   int stdio[3];
@@ -133,7 +133,9 @@ setup_fds (const SpawnLaunch *l)
   gsize i;
   int fd;
 
-  /* First lift every source above every target, then place them. */
+  /* First lift every source above every target, then place them.  The
+   * report pipe too: with our stdio closed it may be fd 0, 1 or 2. */
+  l->error_pipe = lift (l, l->error_pipe, floor);
   for (fd = 0; fd < 3; fd++)
     stdio[fd] = lift (l, l->fds[fd], floor);
   for (i = 0; i < l->n_fds; i++)
@@ -235,7 +237,7 @@ exec_search_path (const SpawnLaunch *l)
 int
 _spawn_child_main (void *data)
 {
-  const SpawnLaunch *l = data;
+  SpawnLaunch *l = data;
   int err;
 
   reset_signal_handlers ();

@@ -318,12 +318,31 @@ close_pair (int p[2])
   p[0] = p[1] = -1;
 }
 
+/* A pipe whose ends are never 0, 1 or 2: with our stdio closed, an end
+ * there would be what the child inherits as its stdio. */
 static int
 open_pipe (int p[2], gboolean want)
 {
+  int i, fd;
+
   p[0] = p[1] = -1;
-  if (want && pipe2 (p, O_CLOEXEC) < 0)
+  if (!want)
+    return 0;
+  if (pipe2 (p, O_CLOEXEC) < 0)
     return -errno;
+  for (i = 0; i < 2; i++)
+    if (p[i] < 3)
+      {
+        fd = fcntl (p[i], F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+          {
+            int err = -errno;
+            close_pair (p);
+            return err;
+          }
+        close (p[i]);
+        p[i] = fd;
+      }
   return 0;
 }
 

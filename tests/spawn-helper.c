@@ -5,7 +5,7 @@
  *   busy MS         burn MS milliseconds of user CPU, then exit 0
  *   sleep MS        sleep, then exit 0
  *   cat             copy stdin to stdout
- *   list-fds        print the open descriptors, one per line
+ *   list-fds [stderr]  print the open descriptors, one per line
  *   write-fd FD S   write S to FD
  *   env NAME        print $NAME
  *   pwd             print the working directory
@@ -72,10 +72,11 @@ main (int argc, char **argv)
     }
   if (strcmp (cmd, "list-fds") == 0)
     {
+      FILE *out = argc == 3 && strcmp (argv[2], "stderr") == 0 ? stderr : stdout;
       int fd;
       for (fd = 0; fd < 4096; fd++)
         if (fcntl (fd, F_GETFD) >= 0)
-          printf ("%d\n", fd);
+          fprintf (out, "%d\n", fd);
       return 0;
     }
   if (strcmp (cmd, "write-fd") == 0 && argc == 4)

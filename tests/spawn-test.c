@@ -595,6 +595,46 @@ test_emfile (gconstpointer data)
   assert_no_children ();
 }
 
+static void
+test_closed_stdio (gconstpointer data)
+{
+  const char *noent[] = { "/nonexistent/program", NULL };
+  const char *list[] = { helper, "list-fds", "stderr", NULL };
+  GError *error = NULL;
+  int err_pipe = -1;
+  char *got;
+  Result r;
+
+  g_test_summary ("with our stdin and stdout closed, no pipe of ours may "
+                  "land on fd 0 or 1: exec failures are still reported, and "
+                  "the child does not inherit our exec-report pipe");
+  if (!use_backend (data))
+    return;
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  /* Probe first: probes need fds of their own. */
+  g_assert_cmpint (spawn_get_backend (), ==, GPOINTER_TO_INT (data));
+  close (0);
+  close (1);
+  g_assert_null (start_full (noent, 0, NULL, NULL, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_clear_error (&error);
+  /* Our fd 1 is closed, so the child's is too: nothing of ours there. */
+  g_autoptr (SpawnChild) child =
+    spawn_async_fd (NULL, list, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL,
+                    0, NULL, NULL, &err_pipe, &error);
+  g_assert_no_error (error);
+  got = read_all (err_pipe);
+  g_assert_cmpstr (got, ==, "0\n2\n");
+  g_free (got);
+  watch (child, &r);
+  assert_exited (&r, 0);
+}
+
 /* ---- library safety: the application does things to SIGCHLD ---- */
 
 static volatile sig_atomic_t app_sigchld_count;
@@ -925,6 +965,7 @@ main (int argc, char **argv)
     { "threads", test_threads },
     { "unwatched", test_unwatched },
     { "emfile", test_emfile },
+    { "closed-stdio", test_closed_stdio },
     { "safety/app-handler", test_app_handler },
     { "safety/waitpid-thief", test_waitpid_thief },
     { "safety/sigchld-ignored", test_sigchld_ignored },
