@@ -124,11 +124,11 @@ entry_acquire (Entry **out)
   else
     {
       efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+      efd = efd < 0 ? -errno : _spawn_fd_above_stdio (efd);
       if (efd < 0)
         {
-          int err = -errno;
           g_mutex_unlock (&entries_lock);
-          return err;
+          return efd;
         }
       e = g_new0 (Entry, 1);
       e->efd = efd;

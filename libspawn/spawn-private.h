@@ -98,6 +98,11 @@ void _spawn_exit_info_from_wait_status (SpawnExitInfo *info, int wait_status,
                                         const struct rusage *ru);
 /* CLD_* code and status (siginfo_t style) to SpawnExitInfo. */
 void _spawn_exit_info_from_code (SpawnExitInfo *info, int code, int status);
+/* Moves @fd (CLOEXEC) above 2, where an fd of ours would otherwise
+ * become a child's stdio when the application has closed its own.
+ * Returns the fd to use: @fd itself if it cannot be moved (fd table
+ * full), as losing it would be worse. */
+int _spawn_fd_above_stdio (int fd);
 /* Keeps @child (one reference, taken over) watched until it ends. */
 void _spawn_reaper_adopt (SpawnChild *child);
 /* Collects (once) under the child's lock; 0, -EAGAIN or -ECHILD. */

@@ -318,31 +318,30 @@ close_pair (int p[2])
   p[0] = p[1] = -1;
 }
 
-/* A pipe whose ends are never 0, 1 or 2: with our stdio closed, an end
- * there would be what the child inherits as its stdio. */
+int
+_spawn_fd_above_stdio (int fd)
+{
+  int moved;
+
+  if (fd < 0 || fd > 2)
+    return fd;
+  moved = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+  if (moved < 0)
+    return fd;
+  close (fd);
+  return moved;
+}
+
 static int
 open_pipe (int p[2], gboolean want)
 {
-  int i, fd;
-
   p[0] = p[1] = -1;
   if (!want)
     return 0;
   if (pipe2 (p, O_CLOEXEC) < 0)
     return -errno;
-  for (i = 0; i < 2; i++)
-    if (p[i] < 3)
-      {
-        fd = fcntl (p[i], F_DUPFD_CLOEXEC, 3);
-        if (fd < 0)
-          {
-            int err = -errno;
-            close_pair (p);
-            return err;
-          }
-        close (p[i]);
-        p[i] = fd;
-      }
+  p[0] = _spawn_fd_above_stdio (p[0]);
+  p[1] = _spawn_fd_above_stdio (p[1]);
   return 0;
 }
 
@@ -536,6 +535,8 @@ spawn_async_fd (const char          *working_directory,
   pthread_sigmask (SIG_SETMASK, &launch.parent_mask, NULL);
   if (err < 0)
     goto out;
+  /* A pidfd or clone fd in 0-2 would become a later child's stdio. */
+  child->fd = _spawn_fd_above_stdio (child->fd);
 
   /* CLONE_VFORK: the child has exec'd or exited by now.  EOF: exec'd. */
   close (report_pipe[1]);
