@@ -35,6 +35,18 @@ static const SpawnBackend all_backends[] = {
   SPAWN_BACKEND_CLONEFD, SPAWN_BACKEND_PIDFD, SPAWN_BACKEND_SIGCHLD,
 };
 
+/* For cases that change process-wide state: TRUE in the subprocess that
+ * runs the body; in the test process, run it there and check it passed. */
+static gboolean
+isolated (void)
+{
+  if (g_test_subprocess ())
+    return TRUE;
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  return FALSE;
+}
+
 static gboolean
 use_backend (gconstpointer data)
 {
@@ -571,12 +583,8 @@ test_emfile (gconstpointer data)
   g_test_summary ("a full fd table gives EMFILE and leaves nothing behind");
   if (!use_backend (data))
     return;
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      return;
-    }
+  if (!isolated ())
+    return;
   /* Probe the backend while fds are there to probe with. */
   g_assert_cmpint (spawn_get_backend (), ==, GPOINTER_TO_INT (data));
   g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &rl));
@@ -610,12 +618,8 @@ test_closed_stdio (gconstpointer data)
                   "the child does not inherit our exec-report pipe");
   if (!use_backend (data))
     return;
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      return;
-    }
+  if (!isolated ())
+    return;
   /* Probe first: probes need fds of their own. */
   g_assert_cmpint (spawn_get_backend (), ==, GPOINTER_TO_INT (data));
   close (0);
@@ -657,12 +661,8 @@ test_app_handler (gconstpointer data)
                   "after exec); on clonefd it sees no SIGCHLD for our children");
   if (!use_backend (data))
     return;
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      return;
-    }
+  if (!isolated ())
+    return;
   sa.sa_handler = app_handler;
   sigaction (SIGCHLD, &sa, NULL);
   g_autoptr (SpawnChild) child = start_helper ("exit", "5");
@@ -705,12 +705,8 @@ test_waitpid_thief (gconstpointer data)
                   "no watch hangs");
   if (!use_backend (data))
     return;
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      return;
-    }
+  if (!isolated ())
+    return;
   thief = g_thread_new ("thief", thief_main, stolen);
   g_autoptr (SpawnChild) child = start_helper ("sleep", "100");
   /* Let the thief have its go before we look: the PID disappears once the
@@ -762,12 +758,8 @@ test_sigchld_ignored (gconstpointer data)
                   "reports it lost");
   if (!use_backend (data))
     return;
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      return;
-    }
+  if (!isolated ())
+    return;
   signal (SIGCHLD, SIG_IGN);
   g_autoptr (SpawnChild) child = start_helper ("exit", "6");
   watch (child, &r);
@@ -789,12 +781,8 @@ test_sigchld_blocked (gconstpointer data)
                   "delivers the status (sigchld through its recheck timer)");
   if (!use_backend (data))
     return;
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      return;
-    }
+  if (!isolated ())
+    return;
   /* Before any thread (GLib's worker included) exists. */
   sigemptyset (&set);
   sigaddset (&set, SIGCHLD);
@@ -815,12 +803,8 @@ test_app_children (gconstpointer data)
                   "application's to reap");
   if (!use_backend (data))
     return;
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      return;
-    }
+  if (!isolated ())
+    return;
   pid = fork ();
   if (pid == 0)
     _exit (17);
@@ -843,12 +827,8 @@ test_auto_backend (void)
 
   g_test_summary ("clonefd is chosen by itself on the patched kernels, pidfd "
                   "on every other kernel we run on");
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      return;
-    }
+  if (!isolated ())
+    return;
   if (series && (g_strcmp0 (kernel, "patched") == 0 || g_strcmp0 (kernel, "debug") == 0))
     want = SPAWN_BACKEND_CLONEFD;
   g_unsetenv ("LIBSPAWN_BACKEND");
@@ -919,12 +899,8 @@ test_seccomp_fallback (void)
 
   g_test_summary ("clone4 and pidfd_open denied by seccomp (EPERM): the "
                   "backend falls back, down to sigchld, and still works");
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      return;
-    }
+  if (!isolated ())
+    return;
   g_unsetenv ("LIBSPAWN_BACKEND");
   deny_syscall (1000); /* clone4 */
   deny_syscall (__NR_pidfd_open);
