@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -53,7 +54,13 @@ clonefd_start (SpawnChild *child, SpawnLaunch *launch, void *stack,
 static void
 clonefd_discard (SpawnChild *child)
 {
-  /* Autoreaped: closing the fd is all there is to do. */
+  struct pollfd pfd = { child->fd, POLLIN, 0 };
+
+  /* The child has called _exit() but, CLONE_VFORK having let us go at its
+   * mm_release(), may still be on its way out: wait for its report, so
+   * that it is gone (the kernel reaps it) when we return. */
+  while (poll (&pfd, 1, -1) < 0 && errno == EINTR)
+    ;
   close (child->fd);
   child->fd = -1;
 }
