@@ -37,3 +37,16 @@ with_lock() {
 		"$@"
 	) 9>"$lock"
 }
+
+# kernel_series: the patch files of kernel/patches, in order, without the
+# cover letter (0000), which carries no diff.
+kernel_series() {
+	local p
+	for p in "$LIBSPAWN_ROOT"/kernel/patches/[0-9][0-9][0-9][0-9]-*.patch; do
+		[ -e "$p" ] || continue
+		case "${p##*/}" in
+		0000-*) ;;
+		*) printf '%s\n' "$p" ;;
+		esac
+	done
+}
