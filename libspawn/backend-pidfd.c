@@ -116,9 +116,7 @@ pidfd_collect (SpawnChild *child, SpawnExitInfo *info)
   if (si.si_pid == 0)
     return -EAGAIN;
   _spawn_exit_info_from_code (info, si.si_code, si.si_status);
-  info->utime_usec = ru.ru_utime.tv_sec * G_USEC_PER_SEC + ru.ru_utime.tv_usec;
-  info->stime_usec = ru.ru_stime.tv_sec * G_USEC_PER_SEC + ru.ru_stime.tv_usec;
-  info->have_times = TRUE;
+  _spawn_exit_info_set_rusage (info, &ru);
   return 0;
 }
 

@@ -106,19 +106,11 @@ lift (const SpawnLaunch *l, int fd, int floor)
   return moved;
 }
 
+/* Every source has been lifted above every target, so @from != @to, and
+ * dup2() leaves the new descriptor without FD_CLOEXEC. */
 static void
 place (const SpawnLaunch *l, int from, int to)
 {
-  int flags;
-
-  if (from == to)
-    {
-      /* Left in place: it must survive exec. */
-      flags = fcntl (to, F_GETFD);
-      if (flags < 0 || fcntl (to, F_SETFD, flags & ~FD_CLOEXEC) < 0)
-        report (l, SPAWN_CHILD_STEP_FDS, errno);
-      return;
-    }
   while (dup2 (from, to) < 0)
     if (errno != EINTR)
       report (l, SPAWN_CHILD_STEP_FDS, errno);

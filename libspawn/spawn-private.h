@@ -96,6 +96,8 @@ extern const SpawnBackendOps _spawn_backend_sigchld;
 struct rusage;
 void _spawn_exit_info_from_wait_status (SpawnExitInfo *info, int wait_status,
                                         const struct rusage *ru);
+/* The CPU times of a struct rusage, in microseconds. */
+void _spawn_exit_info_set_rusage (SpawnExitInfo *info, const struct rusage *ru);
 /* CLD_* code and status (siginfo_t style) to SpawnExitInfo. */
 void _spawn_exit_info_from_code (SpawnExitInfo *info, int code, int status);
 /* Moves @fd (CLOEXEC) above 2, where an fd of ours would otherwise

@@ -275,11 +275,15 @@ _spawn_exit_info_from_wait_status (SpawnExitInfo *info, int wait_status,
   else
     _spawn_exit_info_from_code (info, CLD_EXITED, WEXITSTATUS (wait_status));
   if (ru != NULL)
-    {
-      info->utime_usec = ru->ru_utime.tv_sec * G_USEC_PER_SEC + ru->ru_utime.tv_usec;
-      info->stime_usec = ru->ru_stime.tv_sec * G_USEC_PER_SEC + ru->ru_stime.tv_usec;
-      info->have_times = TRUE;
-    }
+    _spawn_exit_info_set_rusage (info, ru);
+}
+
+void
+_spawn_exit_info_set_rusage (SpawnExitInfo *info, const struct rusage *ru)
+{
+  info->utime_usec = ru->ru_utime.tv_sec * G_USEC_PER_SEC + ru->ru_utime.tv_usec;
+  info->stime_usec = ru->ru_stime.tv_sec * G_USEC_PER_SEC + ru->ru_stime.tv_usec;
+  info->have_times = TRUE;
 }
 
 /**
