@@ -1,0 +1,1614 @@
+/* spawn-process.c - SpawnProcess, a QProcess-style object over SpawnChild
+ *
+ * One GSource per running process watches everything it owns: the child's
+ * fd, our ends of its pipes, and a ready time for the kill timeout (and
+ * for the sigchld backend's recheck).  The blocking helpers poll the same
+ * descriptors themselves and feed the same handlers, so both paths emit
+ * the same signals in the same order.
+ */
+#include "spawn-private.h"
+#include "spawn-process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#define READ_CHUNK 65536
+/* Reads per channel and dispatch, so one chatty child cannot starve the
+ * rest of the main context. */
+#define READS_PER_DISPATCH 16
+/* After the end: whatever is left, but not for ever if a grandchild keeps
+ * the pipe open and writing. */
+#define READS_AFTER_END 1024
+
+typedef struct {
+  int fd;                 /* our end; -1 when closed */
+  gpointer tag;           /* in the source, or NULL */
+  GByteArray *data;       /* stdin: still to write; others: still to read */
+  gsize pos;              /* bytes of @data already written or read */
+  gboolean eof;           /* stdout/stderr: the process closed its end */
+} Channel;
+
+/* Index of the child's fd next to the three channels. */
+#define CHILD_SLOT 3
+
+struct _SpawnProcess {
+  GObject parent_instance;
+
+  /* Configuration */
+  char **argv;
+  char *working_directory;
+  char **environment;          /* NULL: ours at start time */
+  GHashTable *env_changes;     /* name → value, or NULL to unset */
+  SpawnChannelMode modes[3];
+  char *files[3];
+  gboolean appends[3];
+  int kill_timeout_ms;
+  SpawnDisposePolicy dispose_policy;
+
+  /* While running */
+  SpawnProcessState state;
+  SpawnChild *child;
+  GSource *source;
+  gpointer child_tag;
+  Channel channels[3];
+  gboolean close_write_requested;
+  gint64 kill_deadline;        /* monotonic µs, 0: none */
+  gint64 next_recheck;         /* monotonic µs, 0: none */
+  guint64 read_count;          /* reads that brought data, for the waits */
+  guint64 write_count;
+
+  /* After the end */
+  gboolean have_exit;
+  SpawnExitInfo exit_info;
+};
+
+G_DEFINE_FINAL_TYPE (SpawnProcess, spawn_process, G_TYPE_OBJECT)
+G_DEFINE_QUARK (spawn-process-error-quark, spawn_process_error)
+
+enum {
+  SIGNAL_STARTED,
+  SIGNAL_FINISHED,
+  SIGNAL_ERROR_OCCURRED,
+  SIGNAL_STATE_CHANGED,
+  SIGNAL_READY_READ_STDOUT,
+  SIGNAL_READY_READ_STDERR,
+  SIGNAL_BYTES_WRITTEN,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+typedef struct {
+  GSource source;
+  SpawnProcess *process;       /* not a reference: dispose destroys us */
+} ProcessSource;
+
+static void process_events (SpawnProcess *self, const GIOCondition revents[4]);
+
+static void
+set_state (SpawnProcess *self, SpawnProcessState state)
+{
+  if (self->state == state)
+    return;
+  self->state = state;
+  g_signal_emit (self, signals[SIGNAL_STATE_CHANGED], 0, (int) state);
+}
+
+static void G_GNUC_PRINTF (3, 4)
+emit_error (SpawnProcess *self, SpawnProcessError code, const char *format, ...)
+{
+  GError *error;
+  va_list ap;
+
+  va_start (ap, format);
+  error = g_error_new_valist (SPAWN_PROCESS_ERROR, code, format, ap);
+  va_end (ap);
+  g_signal_emit (self, signals[SIGNAL_ERROR_OCCURRED], 0, error);
+  g_error_free (error);
+}
+
+static gboolean
+fail (GError **error, SpawnProcessError code, const char *message)
+{
+  g_set_error_literal (error, SPAWN_PROCESS_ERROR, code, message);
+  return FALSE;
+}
+
+/* Buffers */
+
+static gsize
+pending (const Channel *c)
+{
+  return c->data->len - c->pos;
+}
+
+static void
+consume (Channel *c, gsize n)
+{
+  c->pos += n;
+  if (c->pos == c->data->len)
+    {
+      g_byte_array_set_size (c->data, 0);
+      c->pos = 0;
+    }
+  else if (c->pos > READ_CHUNK && c->pos > c->data->len / 2)
+    {
+      /* Compact now and then, not per consume: keeps lines O(n). */
+      g_byte_array_remove_range (c->data, 0, c->pos);
+      c->pos = 0;
+    }
+}
+
+static void
+reset_channel (Channel *c)
+{
+  g_byte_array_set_size (c->data, 0);
+  c->pos = 0;
+  c->eof = FALSE;
+}
+
+static void
+close_channel (SpawnProcess *self, SpawnProcessChannel i)
+{
+  Channel *c = &self->channels[i];
+
+  if (c->tag != NULL)
+    {
+      g_source_remove_unix_fd (self->source, c->tag);
+      c->tag = NULL;
+    }
+  if (c->fd >= 0)
+    {
+      close (c->fd);
+      c->fd = -1;
+    }
+}
+
+/* The source */
+
+static void
+update_ready_time (SpawnProcess *self)
+{
+  gint64 next = -1;
+
+  if (self->kill_deadline > 0)
+    next = self->kill_deadline;
+  if (self->next_recheck > 0 && (next < 0 || self->next_recheck < next))
+    next = self->next_recheck;
+  g_source_set_ready_time (self->source, next);
+}
+
+static gboolean
+process_source_dispatch (GSource *source, GSourceFunc callback G_GNUC_UNUSED,
+                         gpointer user_data G_GNUC_UNUSED)
+{
+  SpawnProcess *self = ((ProcessSource *) source)->process;
+  GIOCondition revents[4] = { 0, 0, 0, 0 };
+  int i;
+
+  for (i = 0; i < 3; i++)
+    if (self->channels[i].tag != NULL)
+      revents[i] = g_source_query_unix_fd (source, self->channels[i].tag);
+  if (self->child_tag != NULL)
+    revents[CHILD_SLOT] = g_source_query_unix_fd (source, self->child_tag);
+  g_object_ref (self);
+  process_events (self, revents);
+  g_object_unref (self);
+  return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs process_source_funcs = {
+  .dispatch = process_source_dispatch,
+};
+
+static void
+destroy_source (SpawnProcess *self)
+{
+  int i;
+
+  if (self->source == NULL)
+    return;
+  for (i = 0; i < 3; i++)
+    self->channels[i].tag = NULL;
+  self->child_tag = NULL;
+  g_source_destroy (self->source);
+  g_clear_pointer (&self->source, g_source_unref);
+}
+
+/* Input */
+
+/* write(2) that cannot raise SIGPIPE, without touching the process-wide
+ * disposition: block SIGPIPE in this thread, and if the write raised it
+ * (it is sent to the writing thread), take it off the pending set before
+ * unblocking.  A SIGPIPE already pending before we started is left alone. */
+static ssize_t
+write_no_sigpipe (int fd, const void *buf, size_t len)
+{
+  static const struct timespec zero = { 0, 0 };
+  sigset_t pipe_set, old, waiting;
+  gboolean was_pending;
+  ssize_t n;
+  int saved;
+
+  sigemptyset (&pipe_set);
+  sigaddset (&pipe_set, SIGPIPE);
+  pthread_sigmask (SIG_BLOCK, &pipe_set, &old);
+  sigpending (&waiting);
+  was_pending = sigismember (&waiting, SIGPIPE);
+  do
+    n = write (fd, buf, len);
+  while (n < 0 && errno == EINTR);
+  saved = errno;
+  if (n < 0 && saved == EPIPE && !was_pending)
+    while (sigtimedwait (&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+      ;
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  errno = saved;
+  return n;
+}
+
+static void
+watch_stdin (SpawnProcess *self)
+{
+  Channel *c = &self->channels[SPAWN_PROCESS_STDIN];
+
+  if (c->fd < 0 || self->source == NULL)
+    return;
+  if (pending (c) > 0 && c->tag == NULL)
+    c->tag = g_source_add_unix_fd (self->source, c->fd, G_IO_OUT);
+  else if (pending (c) == 0 && c->tag != NULL)
+    {
+      /* Nothing to say: a closed reader would keep POLLERR raised. */
+      g_source_remove_unix_fd (self->source, c->tag);
+      c->tag = NULL;
+    }
+}
+
+/* Writes what is buffered for stdin, as far as the pipe takes it.  Returns
+ * FALSE if the write failed (reported through "error-occurred"). */
+static gboolean
+flush_stdin (SpawnProcess *self)
+{
+  Channel *c = &self->channels[SPAWN_PROCESS_STDIN];
+  guint64 written = 0;
+  gboolean ok = TRUE;
+
+  while (c->fd >= 0 && pending (c) > 0)
+    {
+      ssize_t n = write_no_sigpipe (c->fd, c->data->data + c->pos, pending (c));
+
+      if (n < 0 && errno == EAGAIN)
+        break;
+      if (n < 0)
+        {
+          int errsv = errno;
+
+          g_byte_array_set_size (c->data, 0);
+          c->pos = 0;
+          close_channel (self, SPAWN_PROCESS_STDIN);
+          emit_error (self, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                      "Cannot write to process %d: %s",
+                      (int) spawn_child_get_pid (self->child), g_strerror (errsv));
+          ok = FALSE;
+          break;
+        }
+      consume (c, n);
+      written += n;
+    }
+  if (c->fd >= 0 && pending (c) == 0 && self->close_write_requested)
+    close_channel (self, SPAWN_PROCESS_STDIN);
+  watch_stdin (self);
+  if (written > 0)
+    {
+      self->write_count++;
+      g_signal_emit (self, signals[SIGNAL_BYTES_WRITTEN], 0, written);
+    }
+  return ok;
+}
+
+/* Output */
+
+/* Reads what the pipe holds (up to a bound unless @drain).  Returns TRUE
+ * if new data arrived. */
+static gboolean
+read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean drain)
+{
+  Channel *c = &self->channels[i];
+  gboolean got = FALSE;
+  int rounds;
+
+  for (rounds = 0; c->fd >= 0 && rounds < (drain ? READS_AFTER_END : READS_PER_DISPATCH);
+       rounds++)
+    {
+      guint len = c->data->len;
+      ssize_t n;
+
+      g_byte_array_set_size (c->data, len + READ_CHUNK);
+      do
+        n = read (c->fd, c->data->data + len, READ_CHUNK);
+      while (n < 0 && errno == EINTR);
+      g_byte_array_set_size (c->data, len + MAX (n, 0));
+      if (n > 0)
+        {
+          got = TRUE;
+          continue;
+        }
+      if (n < 0 && errno == EAGAIN)
+        break;
+      if (n < 0)
+        {
+          int errsv = errno;
+
+          close_channel (self, i);
+          emit_error (self, SPAWN_PROCESS_ERROR_READ_ERROR,
+                      "Cannot read from process %d: %s",
+                      (int) spawn_child_get_pid (self->child), g_strerror (errsv));
+          break;
+        }
+      c->eof = TRUE;
+      close_channel (self, i);
+    }
+  if (got)
+    self->read_count++;
+  return got;
+}
+
+static void
+emit_ready_read (SpawnProcess *self, const gboolean got[3])
+{
+  if (got[SPAWN_PROCESS_STDOUT])
+    g_signal_emit (self, signals[SIGNAL_READY_READ_STDOUT], 0);
+  if (got[SPAWN_PROCESS_STDERR])
+    g_signal_emit (self, signals[SIGNAL_READY_READ_STDERR], 0);
+}
+
+/* The end */
+
+static void
+release_running (SpawnProcess *self)
+{
+  int i;
+
+  for (i = 0; i < 3; i++)
+    close_channel (self, i);
+  destroy_source (self);
+  g_clear_pointer (&self->child, spawn_child_unref);
+  self->kill_deadline = 0;
+  self->next_recheck = 0;
+}
+
+static void
+finish (SpawnProcess *self, int err)
+{
+  gboolean got[3] = { FALSE, FALSE, FALSE };
+  SpawnExitInfo info;
+
+  /* Whatever it wrote before it ended is in the pipes by now. */
+  got[SPAWN_PROCESS_STDOUT] = read_channel (self, SPAWN_PROCESS_STDOUT, TRUE);
+  got[SPAWN_PROCESS_STDERR] = read_channel (self, SPAWN_PROCESS_STDERR, TRUE);
+  if (err == 0)
+    {
+      info = self->child->info;
+      self->exit_info = info;
+      self->have_exit = TRUE;
+    }
+  else
+    {
+      /* The status was taken by someone else (sigchld or pidfd backend
+       * with a waitpid(-1) elsewhere): report a crash we know nothing of. */
+      memset (&info, 0, sizeof info);
+      info.kind = SPAWN_EXIT_KILLED;
+      self->exit_info = info;
+      self->have_exit = FALSE;
+    }
+  release_running (self);
+  reset_channel (&self->channels[SPAWN_PROCESS_STDIN]);
+  self->close_write_requested = FALSE;
+  /* Leftover data is still readable after "finished", as in QProcess. */
+  self->channels[SPAWN_PROCESS_STDOUT].eof = TRUE;
+  self->channels[SPAWN_PROCESS_STDERR].eof = TRUE;
+  emit_ready_read (self, got);
+  set_state (self, SPAWN_PROCESS_NOT_RUNNING);
+  if (err < 0)
+    emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
+                "The status of the process was lost: %s", g_strerror (-err));
+  else if (info.kind != SPAWN_EXIT_EXITED)
+    emit_error (self, SPAWN_PROCESS_ERROR_CRASHED, "The process crashed (signal %d)",
+                info.status);
+  g_signal_emit (self, signals[SIGNAL_FINISHED], 0, spawn_process_get_exit_code (self),
+                 (int) spawn_process_get_exit_status (self), err == 0 ? &info : NULL);
+}
+
+static void
+check_deadlines (SpawnProcess *self)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  if (self->kill_deadline > 0 && now >= self->kill_deadline)
+    {
+      self->kill_deadline = 0;
+      spawn_child_send_signal (self->child, SIGKILL, NULL);
+      emit_error (self, SPAWN_PROCESS_ERROR_TIMED_OUT,
+                  "Process %d killed after %d ms", (int) spawn_child_get_pid (self->child),
+                  self->kill_timeout_ms);
+    }
+  if (self->state == SPAWN_PROCESS_RUNNING && self->next_recheck > 0 &&
+      now >= self->next_recheck)
+    self->next_recheck = now + self->child->ops->recheck_interval_ms * 1000;
+}
+
+/* Everything a wakeup can mean, for both the source and the waits.
+ * @revents: what poll said of stdin, stdout, stderr and the child's fd.
+ * Handlers may do anything, including dropping their reference: the
+ * caller holds one. */
+static void
+process_events (SpawnProcess *self, const GIOCondition revents[4])
+{
+  gboolean got[3] = { FALSE, FALSE, FALSE };
+  int err;
+
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return;
+  if (revents[SPAWN_PROCESS_STDOUT])
+    got[SPAWN_PROCESS_STDOUT] = read_channel (self, SPAWN_PROCESS_STDOUT, FALSE);
+  if (revents[SPAWN_PROCESS_STDERR])
+    got[SPAWN_PROCESS_STDERR] = read_channel (self, SPAWN_PROCESS_STDERR, FALSE);
+  emit_ready_read (self, got);
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return;
+  if (revents[SPAWN_PROCESS_STDIN])
+    flush_stdin (self);
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return;
+  check_deadlines (self);
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return;
+  /* Cheap when it has not ended: one non-blocking read or waitid. */
+  err = _spawn_child_collect (self->child);
+  if (err != -EAGAIN)
+    finish (self, err);
+  else if (self->source != NULL)
+    update_ready_time (self);
+}
+
+/* Starting */
+
+typedef struct {
+  int child_fds[3];        /* what the child gets, or -1 */
+  GSpawnFlags flags;
+} Plumbing;
+
+static int
+open_file (SpawnProcess *self, SpawnProcessChannel i, GError **error)
+{
+  int flags = i == SPAWN_PROCESS_STDIN
+    ? O_RDONLY
+    : O_WRONLY | O_CREAT | (self->appends[i] ? O_APPEND : O_TRUNC);
+  int fd;
+
+  if (self->files[i] == NULL)
+    {
+      g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                   "No file set for channel %d", (int) i);
+      return -1;
+    }
+  fd = open (self->files[i], flags | O_CLOEXEC, 0666);
+  if (fd < 0)
+    {
+      g_propagate_error (error, _spawn_error_new (errno, "Cannot open “%s”",
+                                                  self->files[i]));
+      return -1;
+    }
+  return _spawn_fd_above_stdio (fd);
+}
+
+/* Opens pipes and files for the child.  With @detached, pipes are
+ * forwarded instead (there is nobody to read them). */
+static gboolean
+plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error)
+{
+  int i;
+
+  p->flags = G_SPAWN_SEARCH_PATH;
+  for (i = 0; i < 3; i++)
+    p->child_fds[i] = -1;
+  for (i = 0; i < 3; i++)
+    {
+      SpawnChannelMode mode = self->modes[i];
+      Channel *c = &self->channels[i];
+      int pair[2];
+
+      if (mode == SPAWN_CHANNEL_PIPE && detached)
+        mode = SPAWN_CHANNEL_FORWARD;
+      switch (mode)
+        {
+        case SPAWN_CHANNEL_PIPE:
+          if (pipe2 (pair, O_CLOEXEC) < 0)
+            {
+              g_propagate_error (error, _spawn_error_new (errno, "Cannot create a pipe"));
+              return FALSE;
+            }
+          pair[0] = _spawn_fd_above_stdio (pair[0]);
+          pair[1] = _spawn_fd_above_stdio (pair[1]);
+          c->fd = pair[i == SPAWN_PROCESS_STDIN ? 1 : 0];
+          p->child_fds[i] = pair[i == SPAWN_PROCESS_STDIN ? 0 : 1];
+          fcntl (c->fd, F_SETFL, O_NONBLOCK);
+          break;
+        case SPAWN_CHANNEL_MERGE:
+          /* Only stderr can be merged (set_channel_mode checks). */
+          if (p->child_fds[SPAWN_PROCESS_STDOUT] >= 0)
+            p->child_fds[i] = dup (p->child_fds[SPAWN_PROCESS_STDOUT]);
+          else if (p->flags & G_SPAWN_STDOUT_TO_DEV_NULL)
+            p->flags |= G_SPAWN_STDERR_TO_DEV_NULL;
+          else
+            p->child_fds[i] = dup (STDOUT_FILENO);
+          if (p->child_fds[i] >= 0)
+            {
+              p->child_fds[i] = _spawn_fd_above_stdio (p->child_fds[i]);
+              fcntl (p->child_fds[i], F_SETFD, FD_CLOEXEC);
+            }
+          break;
+        case SPAWN_CHANNEL_FORWARD:
+          if (i == SPAWN_PROCESS_STDIN)
+            p->flags |= G_SPAWN_CHILD_INHERITS_STDIN;
+          break;
+        case SPAWN_CHANNEL_DISCARD:
+          p->flags |= i == SPAWN_PROCESS_STDIN ? G_SPAWN_STDIN_FROM_DEV_NULL
+                    : i == SPAWN_PROCESS_STDOUT ? G_SPAWN_STDOUT_TO_DEV_NULL
+                    : G_SPAWN_STDERR_TO_DEV_NULL;
+          break;
+        case SPAWN_CHANNEL_FILE:
+        default:
+          p->child_fds[i] = open_file (self, i, error);
+          if (p->child_fds[i] < 0)
+            return FALSE;
+          break;
+        }
+    }
+  return TRUE;
+}
+
+static void
+close_child_fds (Plumbing *p)
+{
+  int i;
+
+  for (i = 0; i < 3; i++)
+    if (p->child_fds[i] >= 0)
+      close (p->child_fds[i]);
+}
+
+static char **
+build_environment (SpawnProcess *self)
+{
+  GHashTableIter iter;
+  gpointer name, value;
+  char **env;
+
+  if (self->environment == NULL && g_hash_table_size (self->env_changes) == 0)
+    return NULL;
+  env = self->environment ? g_strdupv (self->environment) : g_get_environ ();
+  g_hash_table_iter_init (&iter, self->env_changes);
+  while (g_hash_table_iter_next (&iter, &name, &value))
+    env = value != NULL ? g_environ_setenv (env, name, value, TRUE)
+                        : g_environ_unsetenv (env, name);
+  return env;
+}
+
+/* spawn_async_fd() with the configuration; NULL and @error on failure,
+ * with nothing left open. */
+static SpawnChild *
+launch (SpawnProcess *self, gboolean detached, GError **error)
+{
+  g_auto (GStrv) env = NULL;
+  SpawnChild *child = NULL;
+  Plumbing p;
+
+  if (plumb (self, detached, &p, error))
+    {
+      env = build_environment (self);
+      child = spawn_async_fd (self->working_directory,
+                              (const char * const *) self->argv,
+                              (const char * const *) env, p.flags, NULL, NULL,
+                              p.child_fds[0], p.child_fds[1], p.child_fds[2],
+                              NULL, NULL, 0, NULL, NULL, NULL, error);
+    }
+  close_child_fds (&p);
+  if (child == NULL)
+    {
+      int i;
+
+      for (i = 0; i < 3; i++)
+        close_channel (self, i);
+    }
+  return child;
+}
+
+/**
+ * spawn_process_start:
+ * @self: a process, not running
+ * @error: return location for a #GError
+ *
+ * Starts the program.  On success #SpawnProcess::started has been emitted
+ * before this returns, and from now on the process is watched from the
+ * thread-default main context of the calling thread: run it (or use the
+ * blocking helpers) for output, input and the end.
+ *
+ * Returns: %TRUE if the program runs; %FALSE with a %SPAWN_ERROR (why
+ *   exec, chdir or opening a redirection failed) after
+ *   #SpawnProcess::error-occurred with %SPAWN_PROCESS_ERROR_FAILED_TO_START
+ */
+gboolean
+spawn_process_start (SpawnProcess *self, GError **error)
+{
+  GError *local_error = NULL;
+  SpawnChild *child;
+  GMainContext *context;
+  int i;
+
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (self->argv != NULL && self->argv[0] != NULL, FALSE);
+  g_return_val_if_fail (self->state == SPAWN_PROCESS_NOT_RUNNING, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  for (i = 0; i < 3; i++)
+    reset_channel (&self->channels[i]);
+  self->have_exit = FALSE;
+  set_state (self, SPAWN_PROCESS_STARTING);
+
+  child = launch (self, FALSE, &local_error);
+  if (child == NULL)
+    {
+      set_state (self, SPAWN_PROCESS_NOT_RUNNING);
+      emit_error (self, SPAWN_PROCESS_ERROR_FAILED_TO_START, "%s", local_error->message);
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  self->child = child;
+
+  self->source = g_source_new (&process_source_funcs, sizeof (ProcessSource));
+  ((ProcessSource *) self->source)->process = self;
+  g_source_set_static_name (self->source, "SpawnProcess");
+  self->child_tag = g_source_add_unix_fd (self->source, spawn_child_get_fd (child), G_IO_IN);
+  for (i = SPAWN_PROCESS_STDOUT; i <= SPAWN_PROCESS_STDERR; i++)
+    if (self->channels[i].fd >= 0)
+      self->channels[i].tag = g_source_add_unix_fd (self->source, self->channels[i].fd,
+                                                     G_IO_IN);
+  if (self->kill_timeout_ms > 0)
+    self->kill_deadline = g_get_monotonic_time () + (gint64) self->kill_timeout_ms * 1000;
+  if (child->ops->recheck_interval_ms > 0)
+    self->next_recheck = g_get_monotonic_time () + child->ops->recheck_interval_ms * 1000;
+  update_ready_time (self);
+  context = g_main_context_ref_thread_default ();
+  g_source_attach (self->source, context);
+  g_main_context_unref (context);
+
+  set_state (self, SPAWN_PROCESS_RUNNING);
+  if (self->close_write_requested)
+    flush_stdin (self); /* closed before the start: closes it now */
+  g_signal_emit (self, signals[SIGNAL_STARTED], 0);
+  return TRUE;
+}
+
+/**
+ * spawn_process_start_detached:
+ * @self: a process
+ * @pid_out: (out) (optional): the PID of the new process
+ * @error: return location for a #GError
+ *
+ * Starts the program with the configuration of @self and forgets it: it
+ * is not watched by @self, never becomes a zombie, and channels in
+ * %SPAWN_CHANNEL_PIPE mode are forwarded.  @self is not changed and may be
+ * running.
+ *
+ * Returns: %TRUE if the program runs; %FALSE with a %SPAWN_ERROR
+ */
+gboolean
+spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
+{
+  Channel saved[3];
+  SpawnChild *child;
+  int i;
+
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (self->argv != NULL && self->argv[0] != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* plumb() opens no pipe when detached, but keep a running process's
+   * channels out of its reach all the same. */
+  memcpy (saved, self->channels, sizeof saved);
+  for (i = 0; i < 3; i++)
+    {
+      self->channels[i].fd = -1;
+      self->channels[i].tag = NULL;
+    }
+  child = launch (self, TRUE, error);
+  memcpy (self->channels, saved, sizeof saved);
+  if (child == NULL)
+    return FALSE;
+  if (pid_out != NULL)
+    *pid_out = spawn_child_get_pid (child);
+  /* The reaper (or the kernel, with clonefd) takes it from here. */
+  spawn_child_unref (child);
+  return TRUE;
+}
+
+/**
+ * spawn_process_execute:
+ * @argv: (array zero-terminated=1): the program (searched in PATH) and its
+ *   arguments
+ * @timeout_ms: how long it may run, or -1
+ * @stdout_out: (out) (optional): what it wrote to stdout; %NULL: stdout is
+ *   forwarded to ours
+ * @stderr_out: (out) (optional): the same for stderr
+ * @info: (out caller-allocates) (optional): how it ended
+ * @error: return location for a #GError
+ *
+ * Runs a program to its end, like QProcess::execute() or g_spawn_sync(),
+ * with stdin from /dev/null.  No main loop runs.  A program still running
+ * after @timeout_ms is killed and reaped.
+ *
+ * Returns: %TRUE if it ran to its end (whatever its status); %FALSE with a
+ *   %SPAWN_ERROR if it could not start, or %SPAWN_PROCESS_ERROR_TIMED_OUT
+ */
+gboolean
+spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout_out,
+                       GBytes **stderr_out, SpawnExitInfo *info, GError **error)
+{
+  g_autoptr (SpawnProcess) p = NULL;
+  GError *local_error = NULL;
+
+  g_return_val_if_fail (argv != NULL && argv[0] != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  p = spawn_process_new (argv);
+  spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_DISCARD);
+  spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDOUT,
+                                  stdout_out ? SPAWN_CHANNEL_PIPE : SPAWN_CHANNEL_FORWARD);
+  spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDERR,
+                                  stderr_out ? SPAWN_CHANNEL_PIPE : SPAWN_CHANNEL_FORWARD);
+  if (!spawn_process_start (p, error))
+    return FALSE;
+  if (!spawn_process_wait_for_finished (p, timeout_ms, &local_error))
+    {
+      spawn_process_kill (p, NULL);
+      spawn_process_wait_for_finished (p, -1, NULL);
+      if (g_error_matches (local_error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT))
+        {
+          g_clear_error (&local_error);
+          g_set_error (&local_error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT,
+                       "“%s” still ran after %d ms and was killed", argv[0], timeout_ms);
+        }
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  if (stdout_out != NULL)
+    *stdout_out = spawn_process_read_all (p, SPAWN_PROCESS_STDOUT);
+  if (stderr_out != NULL)
+    *stderr_out = spawn_process_read_all (p, SPAWN_PROCESS_STDERR);
+  if (info != NULL)
+    spawn_process_get_exit_info (p, info);
+  return TRUE;
+}
+
+/* Waiting without a main loop */
+
+typedef enum {
+  WAIT_READY_READ,
+  WAIT_BYTES_WRITTEN,
+  WAIT_FINISHED,
+} WaitFor;
+
+static int
+poll_timeout (SpawnProcess *self, gint64 deadline)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint64 until = deadline;
+
+  if (self->kill_deadline > 0 && (until < 0 || self->kill_deadline < until))
+    until = self->kill_deadline;
+  if (self->next_recheck > 0 && (until < 0 || self->next_recheck < until))
+    until = self->next_recheck;
+  if (until < 0)
+    return -1;
+  /* Round up: waking a little late beats spinning a little early. */
+  return until <= now ? 0 : (int) MIN ((until - now + 999) / 1000, G_MAXINT);
+}
+
+static gboolean
+wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
+{
+  gint64 deadline = timeout_ms < 0 ? -1 : g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  guint64 reads = self->read_count, writes = self->write_count;
+  gboolean ok = FALSE;
+
+  g_object_ref (self);
+  for (;;)
+    {
+      struct pollfd pfd[4];
+      GIOCondition revents[4] = { 0, 0, 0, 0 };
+      int slot[4];
+      int n = 0, i;
+
+      if ((what == WAIT_READY_READ && self->read_count != reads) ||
+          (what == WAIT_BYTES_WRITTEN && self->write_count != writes))
+        {
+          ok = TRUE;
+          break;
+        }
+      if (self->state != SPAWN_PROCESS_RUNNING)
+        {
+          ok = what == WAIT_FINISHED;
+          if (!ok)
+            fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
+          break;
+        }
+      if (what == WAIT_BYTES_WRITTEN && pending (&self->channels[SPAWN_PROCESS_STDIN]) == 0)
+        {
+          fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "Nothing to write");
+          break;
+        }
+      if (deadline >= 0 && g_get_monotonic_time () >= deadline)
+        {
+          fail (error, SPAWN_PROCESS_ERROR_TIMED_OUT, "Timed out waiting for the process");
+          break;
+        }
+
+      for (i = 0; i < 3; i++)
+        {
+          Channel *c = &self->channels[i];
+
+          if (c->fd < 0 || (i == SPAWN_PROCESS_STDIN && pending (c) == 0))
+            continue;
+          pfd[n].fd = c->fd;
+          pfd[n].events = i == SPAWN_PROCESS_STDIN ? POLLOUT : POLLIN;
+          slot[n++] = i;
+        }
+      pfd[n].fd = spawn_child_get_fd (self->child);
+      pfd[n].events = POLLIN;
+      slot[n++] = CHILD_SLOT;
+      if (poll (pfd, n, poll_timeout (self, deadline)) < 0 && errno != EINTR)
+        g_error ("poll: %s", g_strerror (errno));
+      for (i = 0; i < n; i++)
+        revents[slot[i]] = pfd[i].revents;
+      process_events (self, revents);
+    }
+  g_object_unref (self);
+  return ok;
+}
+
+/**
+ * spawn_process_wait_for_started:
+ * @self: a process
+ * @timeout_ms: ignored: spawn_process_start() returns started or failed
+ * @error: return location for a #GError
+ *
+ * For code written against QProcess::waitForStarted().
+ *
+ * Returns: %TRUE if the process is running; %FALSE with
+ *   %SPAWN_PROCESS_ERROR_NOT_RUNNING otherwise
+ */
+gboolean
+spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms G_GNUC_UNUSED,
+                                GError **error)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->state == SPAWN_PROCESS_RUNNING)
+    return TRUE;
+  return fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
+}
+
+/**
+ * spawn_process_wait_for_ready_read:
+ * @self: a running process
+ * @timeout_ms: at most this long, or -1
+ * @error: return location for a #GError
+ *
+ * Blocks until new output is buffered (stdout or stderr), by polling the
+ * process's descriptors; signals are emitted from here as they would be
+ * from the main context.
+ *
+ * Returns: %TRUE if there is new output; %FALSE with
+ *   %SPAWN_PROCESS_ERROR_TIMED_OUT, or %SPAWN_PROCESS_ERROR_NOT_RUNNING if
+ *   it ended without writing more
+ */
+gboolean
+spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms, GError **error)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  return wait_for (self, WAIT_READY_READ, timeout_ms, error);
+}
+
+/**
+ * spawn_process_wait_for_bytes_written:
+ * @self: a running process
+ * @timeout_ms: at most this long, or -1
+ * @error: return location for a #GError
+ *
+ * Blocks until some of the buffered input has been written to the process.
+ *
+ * Returns: %TRUE if some was written; %FALSE with
+ *   %SPAWN_PROCESS_ERROR_TIMED_OUT, %SPAWN_PROCESS_ERROR_NOT_RUNNING or
+ *   %SPAWN_PROCESS_ERROR_WRITE_ERROR (nothing buffered, or the write failed)
+ */
+gboolean
+spawn_process_wait_for_bytes_written (SpawnProcess *self, int timeout_ms, GError **error)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  return wait_for (self, WAIT_BYTES_WRITTEN, timeout_ms, error);
+}
+
+/**
+ * spawn_process_wait_for_finished:
+ * @self: a running process
+ * @timeout_ms: at most this long, or -1
+ * @error: return location for a #GError
+ *
+ * Blocks until the process has ended and #SpawnProcess::finished has been
+ * emitted, reading its output and writing its input meanwhile.  On a
+ * timeout the process is left running.
+ *
+ * Returns: %TRUE if it finished; %FALSE with %SPAWN_PROCESS_ERROR_TIMED_OUT,
+ *   or %SPAWN_PROCESS_ERROR_NOT_RUNNING if it was not running
+ */
+gboolean
+spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms, GError **error)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
+  return wait_for (self, WAIT_FINISHED, timeout_ms, error);
+}
+
+/* Control */
+
+static gboolean
+send_signal (SpawnProcess *self, int signum, GError **error)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
+  /* Through the process's fd: never a process that reused the PID. */
+  return spawn_child_send_signal (self->child, signum, error);
+}
+
+/**
+ * spawn_process_terminate:
+ * @self: a running process
+ * @error: return location for a #GError
+ *
+ * Sends SIGTERM, through the process's fd where the backend has one, so
+ * never to a process that reused the PID.  The end is reported as usual.
+ *
+ * Returns: %TRUE if sent
+ */
+gboolean
+spawn_process_terminate (SpawnProcess *self, GError **error)
+{
+  return send_signal (self, SIGTERM, error);
+}
+
+/**
+ * spawn_process_kill:
+ * @self: a running process
+ * @error: return location for a #GError
+ *
+ * Sends SIGKILL, as spawn_process_terminate() sends SIGTERM.
+ *
+ * Returns: %TRUE if sent
+ */
+gboolean
+spawn_process_kill (SpawnProcess *self, GError **error)
+{
+  return send_signal (self, SIGKILL, error);
+}
+
+/**
+ * spawn_process_get_state:
+ * @self: a process
+ *
+ * Returns: where @self is in its life
+ */
+SpawnProcessState
+spawn_process_get_state (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), SPAWN_PROCESS_NOT_RUNNING);
+  return self->state;
+}
+
+/**
+ * spawn_process_get_pid:
+ * @self: a process
+ *
+ * Returns: the PID while running, else 0
+ */
+GPid
+spawn_process_get_pid (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), 0);
+  return self->child != NULL ? spawn_child_get_pid (self->child) : 0;
+}
+
+/**
+ * spawn_process_get_child:
+ * @self: a process
+ *
+ * Returns: (transfer none) (nullable): the running child, else %NULL
+ */
+SpawnChild *
+spawn_process_get_child (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  return self->child;
+}
+
+/**
+ * spawn_process_get_exit_info:
+ * @self: a process
+ * @info: (out caller-allocates): how it ended, with its CPU times
+ *
+ * Returns: %TRUE after #SpawnProcess::finished with a known status
+ */
+gboolean
+spawn_process_get_exit_info (SpawnProcess *self, SpawnExitInfo *info)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (info != NULL, FALSE);
+
+  if (!self->have_exit)
+    return FALSE;
+  *info = self->exit_info;
+  return TRUE;
+}
+
+/**
+ * spawn_process_get_exit_code:
+ * @self: a process
+ *
+ * Returns: the exit status, or the signal number after a crash; -1 before
+ *   the process has finished or when its status was lost
+ */
+int
+spawn_process_get_exit_code (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), -1);
+  return self->have_exit ? self->exit_info.status : -1;
+}
+
+/**
+ * spawn_process_get_exit_status:
+ * @self: a process
+ *
+ * Returns: %SPAWN_PROCESS_EXIT_CRASH if a signal ended the process (or its
+ *   status was lost), else %SPAWN_PROCESS_EXIT_NORMAL
+ */
+SpawnProcessExitStatus
+spawn_process_get_exit_status (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), SPAWN_PROCESS_EXIT_NORMAL);
+  return self->exit_info.kind == SPAWN_EXIT_EXITED ? SPAWN_PROCESS_EXIT_NORMAL
+                                                   : SPAWN_PROCESS_EXIT_CRASH;
+}
+
+/* Reading */
+
+static Channel *
+output_channel (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  g_return_val_if_fail (channel == SPAWN_PROCESS_STDOUT || channel == SPAWN_PROCESS_STDERR,
+                        NULL);
+  return &self->channels[channel];
+}
+
+/**
+ * spawn_process_get_bytes_available:
+ * @self: a process
+ * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
+ *
+ * Returns: how many bytes of @channel are buffered
+ */
+gsize
+spawn_process_get_bytes_available (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  Channel *c = output_channel (self, channel);
+
+  return c != NULL ? pending (c) : 0;
+}
+
+/**
+ * spawn_process_read_all:
+ * @self: a process
+ * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
+ *
+ * Takes everything buffered for @channel.
+ *
+ * Returns: (transfer full): the bytes, maybe none
+ */
+GBytes *
+spawn_process_read_all (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  Channel *c = output_channel (self, channel);
+  GBytes *bytes;
+
+  if (c == NULL)
+    return NULL;
+  bytes = g_bytes_new (c->data->data + c->pos, pending (c));
+  g_byte_array_set_size (c->data, 0);
+  c->pos = 0;
+  return bytes;
+}
+
+static const guint8 *
+find_newline (Channel *c)
+{
+  return memchr (c->data->data + c->pos, '\n', pending (c));
+}
+
+/**
+ * spawn_process_can_read_line:
+ * @self: a process
+ * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
+ *
+ * Returns: %TRUE if spawn_process_read_line() would return a line
+ */
+gboolean
+spawn_process_can_read_line (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  Channel *c = output_channel (self, channel);
+
+  if (c == NULL)
+    return FALSE;
+  return find_newline (c) != NULL || (c->eof && pending (c) > 0);
+}
+
+/**
+ * spawn_process_read_line:
+ * @self: a process
+ * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
+ *
+ * Takes one line from the buffer of @channel, without its newline.  Once
+ * the process has closed @channel, a last line without a newline is
+ * returned too.
+ *
+ * Returns: (transfer full) (nullable): the line, or %NULL if no whole line
+ *   is buffered
+ */
+char *
+spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  Channel *c = output_channel (self, channel);
+  const guint8 *nl;
+  const char *start;
+  gsize len;
+  char *line;
+
+  if (c == NULL)
+    return NULL;
+  start = (const char *) c->data->data + c->pos;
+  nl = find_newline (c);
+  if (nl != NULL)
+    len = (const char *) nl - start;
+  else if (c->eof && pending (c) > 0)
+    len = pending (c);
+  else
+    return NULL;
+  line = g_strndup (start, len);
+  consume (c, MIN (len + 1, pending (c)));
+  return line;
+}
+
+/* Writing */
+
+/**
+ * spawn_process_write:
+ * @self: a running process
+ * @data: (array length=len): bytes for its stdin
+ * @len: how many
+ * @error: return location for a #GError
+ *
+ * Buffers @data for the process's stdin pipe and writes what the pipe
+ * takes now; the rest goes from the main context or the blocking helpers.
+ * Never raises SIGPIPE: a process that closed its stdin gives
+ * %SPAWN_PROCESS_ERROR_WRITE_ERROR, also through
+ * #SpawnProcess::error-occurred.
+ *
+ * Returns: %TRUE if buffered; %FALSE with %SPAWN_PROCESS_ERROR_NOT_RUNNING,
+ *   or %SPAWN_PROCESS_ERROR_WRITE_ERROR if stdin is not a pipe, was closed,
+ *   or the write failed
+ */
+gboolean
+spawn_process_write (SpawnProcess *self, const void *data, gsize len, GError **error)
+{
+  Channel *c;
+
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  c = &self->channels[SPAWN_PROCESS_STDIN];
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
+  if (c->fd < 0 || self->close_write_requested)
+    return fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "The write channel is closed");
+  g_byte_array_append (c->data, data, len);
+  g_object_ref (self);
+  if (!flush_stdin (self))
+    {
+      g_object_unref (self);
+      return fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "The process closed its stdin");
+    }
+  g_object_unref (self);
+  return TRUE;
+}
+
+/**
+ * spawn_process_get_bytes_to_write:
+ * @self: a process
+ *
+ * Returns: how many bytes written with spawn_process_write() still wait
+ *   for the pipe
+ */
+gsize
+spawn_process_get_bytes_to_write (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), 0);
+  return pending (&self->channels[SPAWN_PROCESS_STDIN]);
+}
+
+/**
+ * spawn_process_close_write_channel:
+ * @self: a process
+ *
+ * Closes the process's stdin once everything buffered has been written,
+ * so that it sees end of file.
+ */
+void
+spawn_process_close_write_channel (SpawnProcess *self)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+
+  self->close_write_requested = TRUE;
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return;
+  g_object_ref (self);
+  flush_stdin (self);
+  g_object_unref (self);
+}
+
+/* Configuration */
+
+/**
+ * spawn_process_new:
+ * @argv: (array zero-terminated=1) (nullable): the program (searched in
+ *   PATH) and its arguments, or %NULL to set them later
+ *
+ * Returns: (transfer full): a new process object, not running
+ */
+SpawnProcess *
+spawn_process_new (const char * const *argv)
+{
+  SpawnProcess *self = g_object_new (SPAWN_TYPE_PROCESS, NULL);
+
+  if (argv != NULL)
+    spawn_process_set_argv (self, argv);
+  return self;
+}
+
+/**
+ * spawn_process_set_argv:
+ * @self: a process
+ * @argv: (array zero-terminated=1): the program (searched in PATH unless it
+ *   contains a slash) and its arguments
+ *
+ * Like QProcess::setProgram() and setArguments() in one.
+ */
+void
+spawn_process_set_argv (SpawnProcess *self, const char * const *argv)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (argv != NULL && argv[0] != NULL);
+
+  g_strfreev (self->argv);
+  self->argv = g_strdupv ((char **) argv);
+}
+
+/**
+ * spawn_process_get_argv:
+ * @self: a process
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (nullable): the argv
+ */
+const char * const *
+spawn_process_get_argv (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  return (const char * const *) self->argv;
+}
+
+/**
+ * spawn_process_set_working_directory:
+ * @self: a process
+ * @path: (nullable): where the program starts, or %NULL for ours
+ */
+void
+spawn_process_set_working_directory (SpawnProcess *self, const char *path)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+
+  g_free (self->working_directory);
+  self->working_directory = g_strdup (path);
+}
+
+/**
+ * spawn_process_set_environment:
+ * @self: a process
+ * @envp: (array zero-terminated=1) (nullable): the whole environment, or
+ *   %NULL for ours as it is at start time
+ *
+ * Replaces the environment, and forgets earlier spawn_process_setenv()
+ * and spawn_process_unsetenv() calls.
+ */
+void
+spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+
+  g_strfreev (self->environment);
+  self->environment = g_strdupv ((char **) envp);
+  g_hash_table_remove_all (self->env_changes);
+}
+
+/**
+ * spawn_process_setenv:
+ * @self: a process
+ * @name: a variable name, without '='
+ * @value: its value
+ *
+ * Sets a variable on top of the environment (ours, or the one set with
+ * spawn_process_set_environment()).
+ */
+void
+spawn_process_setenv (SpawnProcess *self, const char *name, const char *value)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (name != NULL && *name != '\0' && strchr (name, '=') == NULL);
+  g_return_if_fail (value != NULL);
+
+  g_hash_table_insert (self->env_changes, g_strdup (name), g_strdup (value));
+}
+
+/**
+ * spawn_process_unsetenv:
+ * @self: a process
+ * @name: a variable name, without '='
+ *
+ * Removes a variable from the environment the program gets.
+ */
+void
+spawn_process_unsetenv (SpawnProcess *self, const char *name)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (name != NULL && *name != '\0' && strchr (name, '=') == NULL);
+
+  g_hash_table_insert (self->env_changes, g_strdup (name), NULL);
+}
+
+/**
+ * spawn_process_set_channel_mode:
+ * @self: a process
+ * @channel: which one
+ * @mode: where it goes; %SPAWN_CHANNEL_MERGE only for stderr, and
+ *   %SPAWN_CHANNEL_FILE through spawn_process_set_channel_file()
+ */
+void
+spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
+                                SpawnChannelMode mode)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (channel <= SPAWN_PROCESS_STDERR);
+  g_return_if_fail (mode <= SPAWN_CHANNEL_FILE);
+  g_return_if_fail (mode != SPAWN_CHANNEL_MERGE || channel == SPAWN_PROCESS_STDERR);
+  g_return_if_fail (mode != SPAWN_CHANNEL_FILE || self->files[channel] != NULL);
+
+  self->modes[channel] = mode;
+}
+
+/**
+ * spawn_process_get_channel_mode:
+ * @self: a process
+ * @channel: which one
+ *
+ * Returns: where @channel goes
+ */
+SpawnChannelMode
+spawn_process_get_channel_mode (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), SPAWN_CHANNEL_PIPE);
+  g_return_val_if_fail (channel <= SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_PIPE);
+  return self->modes[channel];
+}
+
+/**
+ * spawn_process_set_channel_file:
+ * @self: a process
+ * @channel: which one
+ * @path: the file: read for stdin; created if need be for stdout and stderr
+ * @append: for stdout and stderr: append instead of truncating
+ *
+ * Redirects @channel to a file (mode %SPAWN_CHANNEL_FILE), opened at
+ * start; a file that cannot be opened makes the start fail.
+ */
+void
+spawn_process_set_channel_file (SpawnProcess *self, SpawnProcessChannel channel,
+                                const char *path, gboolean append)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (channel <= SPAWN_PROCESS_STDERR);
+  g_return_if_fail (path != NULL);
+
+  g_free (self->files[channel]);
+  self->files[channel] = g_strdup (path);
+  self->appends[channel] = append;
+  self->modes[channel] = SPAWN_CHANNEL_FILE;
+}
+
+/**
+ * spawn_process_set_kill_timeout:
+ * @self: a process
+ * @timeout_ms: how long after its start the process is killed if it still
+ *   runs, or 0 (the default) for never
+ *
+ * When it expires the process gets SIGKILL and
+ * #SpawnProcess::error-occurred says %SPAWN_PROCESS_ERROR_TIMED_OUT; its
+ * end is reported as usual (a crash).  Applies from the next start.
+ */
+void
+spawn_process_set_kill_timeout (SpawnProcess *self, int timeout_ms)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  self->kill_timeout_ms = MAX (timeout_ms, 0);
+}
+
+/**
+ * spawn_process_set_dispose_policy:
+ * @self: a process
+ * @policy: what the last reference does to a running process
+ */
+void
+spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  self->dispose_policy = policy;
+}
+
+/* GObject */
+
+static void
+spawn_process_dispose (GObject *object)
+{
+  SpawnProcess *self = SPAWN_PROCESS (object);
+
+  if (self->child != NULL && self->dispose_policy == SPAWN_DISPOSE_KILL)
+    spawn_child_send_signal (self->child, SIGKILL, NULL);
+  /* Unreferencing the child hands it to the reaper (or the kernel). */
+  release_running (self);
+  self->state = SPAWN_PROCESS_NOT_RUNNING;
+  G_OBJECT_CLASS (spawn_process_parent_class)->dispose (object);
+}
+
+static void
+spawn_process_finalize (GObject *object)
+{
+  SpawnProcess *self = SPAWN_PROCESS (object);
+  int i;
+
+  g_strfreev (self->argv);
+  g_free (self->working_directory);
+  g_strfreev (self->environment);
+  g_hash_table_unref (self->env_changes);
+  for (i = 0; i < 3; i++)
+    {
+      g_free (self->files[i]);
+      g_byte_array_unref (self->channels[i].data);
+    }
+  G_OBJECT_CLASS (spawn_process_parent_class)->finalize (object);
+}
+
+static void
+spawn_process_init (SpawnProcess *self)
+{
+  int i;
+
+  self->env_changes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (i = 0; i < 3; i++)
+    {
+      self->channels[i].fd = -1;
+      self->channels[i].data = g_byte_array_new ();
+    }
+}
+
+static void
+spawn_process_class_init (SpawnProcessClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = spawn_process_dispose;
+  object_class->finalize = spawn_process_finalize;
+
+  /**
+   * SpawnProcess::started:
+   *
+   * The program runs; emitted from spawn_process_start().
+   */
+  signals[SIGNAL_STARTED] =
+    g_signal_new ("started", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * SpawnProcess::finished:
+   * @exit_code: the exit status, or the signal number after a crash
+   * @exit_status: a #SpawnProcessExitStatus
+   * @info: (type gpointer) (nullable): the whole `const SpawnExitInfo *`,
+   *   with the CPU times, valid during the emission; %NULL when the status
+   *   was lost
+   *
+   * The process has ended and its output is buffered.
+   */
+  signals[SIGNAL_FINISHED] =
+    g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT,
+                  G_TYPE_POINTER);
+  /**
+   * SpawnProcess::error-occurred:
+   * @error: a %SPAWN_PROCESS_ERROR
+   *
+   * Something went wrong: see #SpawnProcessError.
+   */
+  signals[SIGNAL_ERROR_OCCURRED] =
+    g_signal_new ("error-occurred", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1,
+                  G_TYPE_ERROR | G_SIGNAL_TYPE_STATIC_SCOPE);
+  /**
+   * SpawnProcess::state-changed:
+   * @state: the new #SpawnProcessState
+   */
+  signals[SIGNAL_STATE_CHANGED] =
+    g_signal_new ("state-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+  /**
+   * SpawnProcess::ready-read-stdout:
+   *
+   * New stdout data is buffered.
+   */
+  signals[SIGNAL_READY_READ_STDOUT] =
+    g_signal_new ("ready-read-stdout", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * SpawnProcess::ready-read-stderr:
+   *
+   * New stderr data is buffered.
+   */
+  signals[SIGNAL_READY_READ_STDERR] =
+    g_signal_new ("ready-read-stderr", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /**
+   * SpawnProcess::bytes-written:
+   * @count: how many bytes of the buffered input went to the process
+   */
+  signals[SIGNAL_BYTES_WRITTEN] =
+    g_signal_new ("bytes-written", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_UINT64);
+}

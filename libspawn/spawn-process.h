@@ -1,0 +1,180 @@
+/* spawn-process.h - a QProcess-style process object over spawn_async_fd()
+ *
+ * SpawnProcess starts one program, feeds its stdin and buffers its stdout
+ * and stderr, and reports its end, all from the thread-default main context
+ * of the thread that called spawn_process_start().  Blocking helpers poll
+ * the process's descriptors themselves, without running any main loop.
+ * See docs/process.md for the mapping from QProcess.
+ */
+#pragma once
+
+#include <glib-object.h>
+
+#include "spawn.h"
+
+G_BEGIN_DECLS
+
+#define SPAWN_PROCESS_ERROR (spawn_process_error_quark ())
+SPAWN_API GQuark spawn_process_error_quark (void);
+
+/**
+ * SpawnProcessError:
+ * @SPAWN_PROCESS_ERROR_FAILED_TO_START: the program could not be started
+ *   (not found, not executable, a redirection file could not be opened…)
+ * @SPAWN_PROCESS_ERROR_CRASHED: the process was ended by a signal (also
+ *   when we sent it)
+ * @SPAWN_PROCESS_ERROR_TIMED_OUT: a wait timed out, or the kill timeout
+ *   (spawn_process_set_kill_timeout()) expired and the process was killed
+ * @SPAWN_PROCESS_ERROR_READ_ERROR: reading the process's output failed
+ * @SPAWN_PROCESS_ERROR_WRITE_ERROR: writing to the process failed, for
+ *   instance because it closed its stdin
+ * @SPAWN_PROCESS_ERROR_NOT_RUNNING: the operation needs a running process
+ *
+ * Error codes in the %SPAWN_PROCESS_ERROR domain, carried by the
+ * #SpawnProcess::error-occurred signal and by the blocking helpers.
+ */
+typedef enum {
+  SPAWN_PROCESS_ERROR_FAILED_TO_START,
+  SPAWN_PROCESS_ERROR_CRASHED,
+  SPAWN_PROCESS_ERROR_TIMED_OUT,
+  SPAWN_PROCESS_ERROR_READ_ERROR,
+  SPAWN_PROCESS_ERROR_WRITE_ERROR,
+  SPAWN_PROCESS_ERROR_NOT_RUNNING,
+} SpawnProcessError;
+
+/**
+ * SpawnProcessState:
+ * @SPAWN_PROCESS_NOT_RUNNING: not started yet, failed to start, or ended
+ * @SPAWN_PROCESS_STARTING: inside spawn_process_start()
+ * @SPAWN_PROCESS_RUNNING: started and not yet reported finished
+ */
+typedef enum {
+  SPAWN_PROCESS_NOT_RUNNING,
+  SPAWN_PROCESS_STARTING,
+  SPAWN_PROCESS_RUNNING,
+} SpawnProcessState;
+
+/**
+ * SpawnProcessExitStatus:
+ * @SPAWN_PROCESS_EXIT_NORMAL: the process exited; the exit code is its status
+ * @SPAWN_PROCESS_EXIT_CRASH: a signal ended it; the exit code is the signal
+ */
+typedef enum {
+  SPAWN_PROCESS_EXIT_NORMAL,
+  SPAWN_PROCESS_EXIT_CRASH,
+} SpawnProcessExitStatus;
+
+/**
+ * SpawnProcessChannel:
+ * @SPAWN_PROCESS_STDIN: the process's standard input
+ * @SPAWN_PROCESS_STDOUT: the process's standard output
+ * @SPAWN_PROCESS_STDERR: the process's standard error
+ */
+typedef enum {
+  SPAWN_PROCESS_STDIN,
+  SPAWN_PROCESS_STDOUT,
+  SPAWN_PROCESS_STDERR,
+} SpawnProcessChannel;
+
+/**
+ * SpawnChannelMode:
+ * @SPAWN_CHANNEL_PIPE: a pipe to us (the default): write to stdin, read
+ *   stdout and stderr separately
+ * @SPAWN_CHANNEL_MERGE: stderr only: goes wherever stdout goes (into the
+ *   stdout buffer when stdout is a pipe)
+ * @SPAWN_CHANNEL_FORWARD: the process shares our own descriptor
+ * @SPAWN_CHANNEL_DISCARD: /dev/null
+ * @SPAWN_CHANNEL_FILE: a file, set with spawn_process_set_channel_file()
+ *
+ * Where one of the process's standard channels goes.
+ */
+typedef enum {
+  SPAWN_CHANNEL_PIPE,
+  SPAWN_CHANNEL_MERGE,
+  SPAWN_CHANNEL_FORWARD,
+  SPAWN_CHANNEL_DISCARD,
+  SPAWN_CHANNEL_FILE,
+} SpawnChannelMode;
+
+/**
+ * SpawnDisposePolicy:
+ * @SPAWN_DISPOSE_KILL: the last reference to a running process kills it
+ *   with SIGKILL (the default); it is reaped in the background
+ * @SPAWN_DISPOSE_LEAVE_RUNNING: the process runs on without its pipes and
+ *   is reaped in the background when it ends
+ *
+ * What happens to a process still running when its #SpawnProcess goes.
+ * Neither leaves a zombie or one of our descriptors behind.
+ */
+typedef enum {
+  SPAWN_DISPOSE_KILL,
+  SPAWN_DISPOSE_LEAVE_RUNNING,
+} SpawnDisposePolicy;
+
+#define SPAWN_TYPE_PROCESS (spawn_process_get_type ())
+SPAWN_API GType spawn_process_get_type (void);
+G_DECLARE_FINAL_TYPE (SpawnProcess, spawn_process, SPAWN, PROCESS, GObject)
+
+SPAWN_API SpawnProcess *spawn_process_new (const char * const *argv);
+
+/* Configuration: only while not running; takes effect at the next start. */
+SPAWN_API void spawn_process_set_argv (SpawnProcess *self, const char * const *argv);
+SPAWN_API const char * const *spawn_process_get_argv (SpawnProcess *self);
+SPAWN_API void spawn_process_set_working_directory (SpawnProcess *self, const char *path);
+SPAWN_API void spawn_process_set_environment (SpawnProcess *self, const char * const *envp);
+SPAWN_API void spawn_process_setenv (SpawnProcess *self, const char *name, const char *value);
+SPAWN_API void spawn_process_unsetenv (SpawnProcess *self, const char *name);
+SPAWN_API void spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
+                                               SpawnChannelMode mode);
+SPAWN_API SpawnChannelMode spawn_process_get_channel_mode (SpawnProcess *self,
+                                                           SpawnProcessChannel channel);
+SPAWN_API void spawn_process_set_channel_file (SpawnProcess *self, SpawnProcessChannel channel,
+                                               const char *path, gboolean append);
+SPAWN_API void spawn_process_set_kill_timeout (SpawnProcess *self, int timeout_ms);
+SPAWN_API void spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy);
+
+/* Running */
+SPAWN_API gboolean spawn_process_start (SpawnProcess *self, GError **error);
+SPAWN_API gboolean spawn_process_start_detached (SpawnProcess *self, GPid *pid_out,
+                                                 GError **error);
+SPAWN_API SpawnProcessState spawn_process_get_state (SpawnProcess *self);
+SPAWN_API GPid spawn_process_get_pid (SpawnProcess *self);
+SPAWN_API SpawnChild *spawn_process_get_child (SpawnProcess *self);
+SPAWN_API gboolean spawn_process_terminate (SpawnProcess *self, GError **error);
+SPAWN_API gboolean spawn_process_kill (SpawnProcess *self, GError **error);
+
+/* After "finished" */
+SPAWN_API int spawn_process_get_exit_code (SpawnProcess *self);
+SPAWN_API SpawnProcessExitStatus spawn_process_get_exit_status (SpawnProcess *self);
+SPAWN_API gboolean spawn_process_get_exit_info (SpawnProcess *self, SpawnExitInfo *info);
+
+/* Output */
+SPAWN_API gsize spawn_process_get_bytes_available (SpawnProcess *self,
+                                                   SpawnProcessChannel channel);
+SPAWN_API GBytes *spawn_process_read_all (SpawnProcess *self, SpawnProcessChannel channel);
+SPAWN_API gboolean spawn_process_can_read_line (SpawnProcess *self,
+                                                SpawnProcessChannel channel);
+SPAWN_API char *spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel);
+
+/* Input */
+SPAWN_API gboolean spawn_process_write (SpawnProcess *self, const void *data, gsize len,
+                                        GError **error);
+SPAWN_API gsize spawn_process_get_bytes_to_write (SpawnProcess *self);
+SPAWN_API void spawn_process_close_write_channel (SpawnProcess *self);
+
+/* Blocking helpers: poll the process's descriptors, run no main loop.
+ * timeout_ms < 0 waits for ever. */
+SPAWN_API gboolean spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms,
+                                                   GError **error);
+SPAWN_API gboolean spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms,
+                                                      GError **error);
+SPAWN_API gboolean spawn_process_wait_for_bytes_written (SpawnProcess *self, int timeout_ms,
+                                                         GError **error);
+SPAWN_API gboolean spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms,
+                                                    GError **error);
+
+SPAWN_API gboolean spawn_process_execute (const char * const *argv, int timeout_ms,
+                                          GBytes **stdout_out, GBytes **stderr_out,
+                                          SpawnExitInfo *info, GError **error);
+
+G_END_DECLS
