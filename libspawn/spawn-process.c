@@ -412,8 +412,9 @@ finish (SpawnProcess *self, int err)
   /* Leftover data is still readable after "finished", as in QProcess. */
   self->channels[SPAWN_PROCESS_STDOUT].eof = TRUE;
   self->channels[SPAWN_PROCESS_STDERR].eof = TRUE;
-  emit_ready_read (self, got);
+  /* Not running from here on, so handlers cannot reach the child. */
   set_state (self, SPAWN_PROCESS_NOT_RUNNING);
+  emit_ready_read (self, got);
   if (err < 0)
     emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
                 "The status of the process was lost: %s", g_strerror (-err));
