@@ -59,13 +59,102 @@ static char *label;
 static char *only_opt;
 static char *memory_child;
 
-gint64
-bench_now_ns (void)
+/* The clock: CLOCK_MONOTONIC, or where that only moves once a tick (our
+ * TCG guests: their kernel finds the TSC unstable and falls back to
+ * jiffies) the TSC, calibrated against CLOCK_MONOTONIC over a second. */
+static char *clock_opt;
+static gboolean use_tsc;
+static guint64 tsc0;
+static double ns_per_tsc;
+
+static gint64
+monotonic_ns (void)
 {
   struct timespec ts;
 
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#define HAVE_TSC 1
+static guint64
+tsc (void)
+{
+  return __builtin_ia32_rdtsc ();
+}
+#else
+#define HAVE_TSC 0
+static guint64
+tsc (void)
+{
+  return 0;
+}
+#endif
+
+/* Waits for CLOCK_MONOTONIC to move, and returns both clocks right then. */
+static void
+tick_edge (gint64 *ns, guint64 *t)
+{
+  gint64 start = monotonic_ns ();
+
+  while ((*ns = monotonic_ns ()) == start)
+    ;
+  *t = tsc ();
+}
+
+/* The smallest step CLOCK_MONOTONIC makes, in ns: clock_getres() says 1 ns
+ * whenever high-resolution timers are on, even over a jiffies clocksource. */
+static gint64
+monotonic_step (void)
+{
+  gint64 start = monotonic_ns (), prev = start, now, step = G_MAXINT64;
+
+  while ((now = monotonic_ns ()) - start < 20 * 1000000)
+    {
+      if (now != prev)
+        step = MIN (step, now - prev);
+      prev = now;
+    }
+  return step;
+}
+
+static void
+clock_init (void)
+{
+  gint64 n0, n1;
+  guint64 t0, t1;
+
+  if (clock_opt == NULL || g_str_equal (clock_opt, "auto"))
+    use_tsc = HAVE_TSC && monotonic_step () > 1000;
+  else if (g_str_equal (clock_opt, "tsc"))
+    use_tsc = TRUE;
+  else if (g_str_equal (clock_opt, "monotonic"))
+    use_tsc = FALSE;
+  else
+    bench_die ("--clock: auto, monotonic or tsc");
+  if (!use_tsc)
+    return;
+  if (!HAVE_TSC)
+    bench_die ("no TSC on this machine");
+  tick_edge (&n0, &t0);
+  g_usleep (G_USEC_PER_SEC);
+  tick_edge (&n1, &t1);
+  ns_per_tsc = (double) (n1 - n0) / (double) (t1 - t0);
+  tsc0 = t0;
+}
+
+/* A TSC reading (ours or a child's) on the bench_now_ns() scale. */
+static gint64
+tsc_to_ns (guint64 t)
+{
+  return (gint64) ((double) (gint64) (t - tsc0) * ns_per_tsc);
+}
+
+gint64
+bench_now_ns (void)
+{
+  return use_tsc ? tsc_to_ns (tsc ()) : monotonic_ns ();
 }
 
 void
@@ -282,7 +371,7 @@ scenario_latency (void)
   char *file = g_build_filename (tmpdir, "stamp", NULL);
   const char *argv[] = { child_path, "stamp", file, NULL };
   BenchSlot slot;
-  gint64 zero = 0, stamp;
+  gint64 zero[2] = { 0, 0 }, stamp[2];
   int fd, i;
   gsize j;
 
@@ -299,12 +388,12 @@ scenario_latency (void)
 
           if (c->setup != NULL)
             c->setup (c);
-          if (pwrite (fd, &zero, sizeof (zero), 0) != sizeof (zero))
+          if (pwrite (fd, zero, sizeof (zero), 0) != sizeof (zero))
             bench_die ("%s: %s", file, g_strerror (errno));
           run_batch (c, argv, &slot, 1);
-          if (pread (fd, &stamp, sizeof (stamp), 0) != sizeof (stamp) || stamp == 0)
+          if (pread (fd, stamp, sizeof (stamp), 0) != sizeof (stamp) || stamp[0] == 0)
             bench_die ("%s: the child left no timestamp", c->name);
-          us = (slot.done_ns - stamp) / 1e3;
+          us = (slot.done_ns - (use_tsc ? tsc_to_ns (stamp[1]) : stamp[0])) / 1e3;
           g_array_append_val (results[k].latency, us);
         }
       if (i % 10 == 9 || i + 1 == latency_samples)
@@ -447,6 +536,9 @@ typedef struct {
 
 static GArray *targets;
 
+/* The median of another contender's samples, NaN if it is not running. */
+#define other_median(k, field, i) ((k) < 0 ? NAN : median (results[k].field[i]))
+
 static double
 ratio (double a, double b)
 {
@@ -488,14 +580,14 @@ compute_targets (void)
           add_target ("large/small parent", name,
                       ratio (median (r->seq[1]), median (r->seq[0])), 1.3);
           add_target ("sequential vs posix_spawn+pidfd", name,
-                      ratio (median (r->seq[0]), median (results[fl].seq[0])), 1.1);
+                      ratio (median (r->seq[0]), other_median (fl, seq, 0)), 1.1);
           add_target ("sequential vs g_spawn_async+child_watch", name,
-                      ratio (median (r->seq[0]), median (results[gs].seq[0])), 0.8);
+                      ratio (median (r->seq[0]), other_median (gs, seq, 0)), 0.8);
         }
       if (r->conc[1]->len > 0)
         {
           add_target ("1000 concurrent vs posix_spawn+pidfd", name,
-                      ratio (median (r->conc[1]), median (results[fl].conc[1])), 1.2);
+                      ratio (median (r->conc[1]), other_median (fl, conc, 1)), 1.2);
           add_target ("1000 vs 100 concurrent", name,
                       ratio (median (r->conc[1]), median (r->conc[0])), 12);
         }
@@ -512,9 +604,9 @@ print_table (const char *kernel)
 
   getloadavg (load, 3);
   printf ("libspawn benchmark: %s, kernel %s, %ld CPUs, GLib %u.%u.%u, "
-          "load %.2f %.2f %.2f\n", label, kernel, sysconf (_SC_NPROCESSORS_ONLN),
+          "load %.2f %.2f %.2f, clock %s\n", label, kernel, sysconf (_SC_NPROCESSORS_ONLN),
           glib_major_version, glib_minor_version, glib_micro_version,
-          load[0], load[1], load[2]);
+          load[0], load[1], load[2], use_tsc ? "TSC calibrated against CLOCK_MONOTONIC" : "CLOCK_MONOTONIC");
 
   if (results[0].seq[0]->len > 0)
     {
@@ -534,8 +626,8 @@ print_table (const char *kernel)
                       percentile (r->seq[1], 25), percentile (r->seq[1], 75));
           printf ("%-27s %22s %22s %8.2f %8.2f %8.2f\n", contenders[k].name, a, b,
                   ratio (median (r->seq[1]), median (r->seq[0])),
-                  ratio (median (r->seq[0]), median (results[fl].seq[0])),
-                  ratio (median (r->seq[0]), median (results[gs].seq[0])));
+                  ratio (median (r->seq[0]), other_median (fl, seq, 0)),
+                  ratio (median (r->seq[0]), other_median (gs, seq, 0)));
         }
     }
 
@@ -558,7 +650,7 @@ print_table (const char *kernel)
                       percentile (r->conc[1], 0), percentile (r->conc[1], 100));
           printf ("%-27s %22s %22s %8.2f %8.2f\n", contenders[k].name, a, b,
                   ratio (median (r->conc[1]), median (r->conc[0])),
-                  ratio (median (r->conc[1]), median (results[fl].conc[1])));
+                  ratio (median (r->conc[1]), other_median (fl, conc, 1)));
         }
     }
 
@@ -654,10 +746,11 @@ write_json (const char *path, const char *kernel)
   getloadavg (load, 3);
   g_string_append_printf (s, "  \"meta\": {\"label\": \"%s\", \"kernel\": \"%s\", "
                           "\"cpus\": %ld, \"glib\": \"%u.%u.%u\", \"date\": \"%s\", "
-                          "\"load_end\": [%.2f, %.2f, %.2f], \"quick\": %s,\n",
+                          "\"load_end\": [%.2f, %.2f, %.2f], \"quick\": %s, \"clock\": \"%s\",\n",
                           label, kernel, sysconf (_SC_NPROCESSORS_ONLN),
                           glib_major_version, glib_minor_version, glib_micro_version,
-                          now, load[0], load[1], load[2], quick ? "true" : "false");
+                          now, load[0], load[1], load[2], quick ? "true" : "false",
+                          use_tsc ? "tsc" : "monotonic");
   g_string_append_printf (s, "    \"params\": {\"seq_rounds\": %d, \"seq_batch\": %d, "
                           "\"large_mib\": %d, \"conc_rounds\": %d, \"conc_small\": %d, "
                           "\"conc_large\": %d, \"sleep_ms\": %d, \"latency_samples\": %d, "
@@ -682,9 +775,9 @@ write_json (const char *path, const char *kernel)
           g_string_append (s, ",\n     \"seq_large_over_small\": ");
           json_num (s, ratio (median (r->seq[1]), median (r->seq[0])));
           g_string_append (s, ", \"seq_over_floor\": ");
-          json_num (s, ratio (median (r->seq[0]), median (results[fl].seq[0])));
+          json_num (s, ratio (median (r->seq[0]), other_median (fl, seq, 0)));
           g_string_append (s, ", \"seq_over_g_spawn\": ");
-          json_num (s, ratio (median (r->seq[0]), median (results[gs].seq[0])));
+          json_num (s, ratio (median (r->seq[0]), other_median (gs, seq, 0)));
         }
       if (r->conc[0]->len > 0)
         {
@@ -695,7 +788,7 @@ write_json (const char *path, const char *kernel)
           g_string_append (s, ",\n     \"conc_large_over_small\": ");
           json_num (s, ratio (median (r->conc[1]), median (r->conc[0])));
           g_string_append (s, ", \"conc_large_over_floor\": ");
-          json_num (s, ratio (median (r->conc[1]), median (results[fl].conc[1])));
+          json_num (s, ratio (median (r->conc[1]), other_median (fl, conc, 1)));
         }
       if (r->latency->len > 0)
         {
@@ -762,10 +855,7 @@ select_contenders (void)
   only = g_strsplit (only_opt, ",", -1);
   for (k = 0; k < n_contenders; k++)
     {
-      /* The floor and g_spawn stay: the ratios need them. */
-      if (g_strv_contains ((const char * const *) only, contenders[k].name) ||
-          g_str_equal (contenders[k].name, "posix_spawn+pidfd") ||
-          g_str_equal (contenders[k].name, "g_spawn_async+child_watch"))
+      if (g_strv_contains ((const char * const *) only, contenders[k].name))
         contenders[n++] = contenders[k];
     }
   n_contenders = n;
@@ -779,7 +869,7 @@ main (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "Write every figure and ratio to FILE", "FILE" },
     { "label", 0, 0, G_OPTION_ARG_STRING, &label, "Name of this run (default: host, or guest-VARIANT)", "NAME" },
     { "scenarios", 0, 0, G_OPTION_ARG_STRING, &scenarios_opt, "Only these of seq,concurrent,latency,memory", "LIST" },
-    { "only", 0, 0, G_OPTION_ARG_STRING, &only_opt, "Only these contenders (plus the floor and g_spawn)", "LIST" },
+    { "only", 0, 0, G_OPTION_ARG_STRING, &only_opt, "Only these contenders (ratios need posix_spawn+pidfd and g_spawn_async+child_watch)", "LIST" },
     { "seq-rounds", 0, 0, G_OPTION_ARG_INT, &seq_rounds, "Rounds of the sequential scenario", "N" },
     { "seq-batch", 0, 0, G_OPTION_ARG_INT, &seq_batch, "Children per contender per round", "N" },
     { "large-mib", 0, 0, G_OPTION_ARG_INT, &large_mib, "Touched memory of the large parent", "MIB" },
@@ -787,6 +877,7 @@ main (int argc, char **argv)
     { "sleep-ms", 0, 0, G_OPTION_ARG_INT, &sleep_ms, "How long concurrent children sleep", "MS" },
     { "latency-samples", 0, 0, G_OPTION_ARG_INT, &latency_samples, "Latency samples per contender", "N" },
     { "memory-children", 0, 0, G_OPTION_ARG_INT, &memory_children, "Live children in the memory scenario", "N" },
+    { "clock", 0, 0, G_OPTION_ARG_STRING, &clock_opt, "auto (default), monotonic or tsc", "CLOCK" },
     { "memory-child", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &memory_child, NULL, NULL },
     { "tmpdir", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &tmpdir, NULL, NULL },
     { NULL },
@@ -806,10 +897,10 @@ main (int argc, char **argv)
   if (quick)
     {
       /* Only what was not set explicitly; defaults are recognisable. */
-      if (seq_rounds == 10) seq_rounds = 3;
-      if (seq_batch == 20) seq_batch = 5;
+      if (seq_rounds == 10) seq_rounds = 5;
+      if (seq_batch == 20) seq_batch = 10;
       if (conc_rounds == 5) conc_rounds = 2;
-      if (latency_samples == 200) latency_samples = 30;
+      if (latency_samples == 200) latency_samples = 50;
     }
   if (seq_rounds < 1 || seq_batch < 1 || conc_rounds < 1 || latency_samples < 1 ||
       memory_children < 1 || large_mib < 1 || conc_small < 1 || conc_large < conc_small)
@@ -830,6 +921,8 @@ main (int argc, char **argv)
   if (!g_file_test (child_path, G_FILE_TEST_IS_EXECUTABLE))
     bench_die ("%s is missing", child_path);
   uname (&uts);
+  if (memory_child == NULL)
+    clock_init ();
   vm = g_getenv ("LIBSPAWN_VM_KERNEL");
   if (label == NULL)
     label = vm != NULL ? g_strconcat ("guest-", vm, NULL) : g_strdup ("host");
