@@ -9,6 +9,18 @@
  *   write-fd FD S   write S to FD
  *   env NAME        print $NAME
  *   pwd             print the working directory
+ *   stderr S        write S to stderr
+ *   lines N         print "line 0" .. "line N-1", one a line, then "end"
+ *                   without a newline
+ *   interleave N    "out I\n" on stdout and "err I\n" on stderr, alternately,
+ *                   for I < N, unbuffered (merged, the order is fixed)
+ *   close-stdout    print "bye" without a newline, close stdout, then wait
+ *                   for EOF on stdin and exit 3
+ *   close-stdin-sleep MS  close stdin, print "closed\n", sleep MS, exit 0
+ *   close-stdin-on-usr1 MS  print "ready\n", wait for SIGUSR1 (reading
+ *                   nothing), then as close-stdin-sleep MS
+ *   sleep-print MS S  sleep MS, then print S
+ *   environ         print the whole environment, one variable a line
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -19,6 +31,16 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
+
+static int
+write_str (int fd, const char *s)
+{
+  size_t len = strlen (s);
+
+  return write (fd, s, len) == (ssize_t) len ? 0 : 1;
+}
 
 static long
 cpu_ms (void)
@@ -95,6 +117,71 @@ main (int argc, char **argv)
       if (!getcwd (buf, sizeof (buf)))
         return 1;
       printf ("%s\n", buf);
+      return 0;
+    }
+  if (strcmp (cmd, "stderr") == 0 && argc == 3)
+    return write_str (2, argv[2]);
+  if (strcmp (cmd, "lines") == 0 && argc == 3)
+    {
+      int i;
+      for (i = 0; i < atoi (argv[2]); i++)
+        printf ("line %d\n", i);
+      printf ("end");
+      return 0;
+    }
+  if (strcmp (cmd, "interleave") == 0 && argc == 3)
+    {
+      int i;
+      for (i = 0; i < atoi (argv[2]); i++)
+        {
+          snprintf (buf, sizeof (buf), "out %d\n", i);
+          if (write_str (1, buf) != 0)
+            return 1;
+          snprintf (buf, sizeof (buf), "err %d\n", i);
+          if (write_str (2, buf) != 0)
+            return 1;
+        }
+      return 0;
+    }
+  if (strcmp (cmd, "close-stdout") == 0)
+    {
+      if (write_str (1, "bye") != 0)
+        return 1;
+      close (1);
+      while ((n = read (0, buf, sizeof (buf))) > 0)
+        ;
+      return 3;
+    }
+  if (strcmp (cmd, "close-stdin-on-usr1") == 0 && argc == 3)
+    {
+      sigset_t set;
+      int sig;
+      /* Blocked before "ready": from then on SIGUSR1 cannot kill us. */
+      sigemptyset (&set);
+      sigaddset (&set, SIGUSR1);
+      sigprocmask (SIG_BLOCK, &set, NULL);
+      if (write_str (1, "ready\n") != 0 || sigwait (&set, &sig) != 0)
+        return 1;
+      cmd = "close-stdin-sleep";
+    }
+  if (strcmp (cmd, "close-stdin-sleep") == 0 && argc == 3)
+    {
+      close (0);
+      if (write_str (1, "closed\n") != 0)
+        return 1;
+      usleep (atol (argv[2]) * 1000);
+      return 0;
+    }
+  if (strcmp (cmd, "sleep-print") == 0 && argc == 4)
+    {
+      usleep (atol (argv[2]) * 1000);
+      return write_str (1, argv[3]);
+    }
+  if (strcmp (cmd, "environ") == 0)
+    {
+      char **e;
+      for (e = environ; *e != NULL; e++)
+        printf ("%s\n", *e);
       return 0;
     }
   fprintf (stderr, "spawn-helper: bad arguments\n");

@@ -1,0 +1,2327 @@
+/* SpawnProcess: the QProcess-style object over spawn_async_fd().
+ *
+ * The cases follow what QProcess's autotest covers.  Every case runs once
+ * per backend (/spawn/process/<backend>/...), forced with
+ * spawn_set_backend(); a backend the kernel lacks is skipped with the
+ * reason.  Cases that change process-wide state (the environment, SIGPIPE,
+ * what lands on our stdout) run in a subprocess.  Waits poll for readiness
+ * with a bound; nothing sleeps to synchronise.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "spawn-process.h"
+
+/* Generous bounds for things that take milliseconds when all is well. */
+#define WAIT_MS 30000
+#define ECHO_SIZE (10 * 1024 * 1024)
+
+static char *helper;
+
+static const SpawnBackend all_backends[] = {
+  SPAWN_BACKEND_CLONEFD, SPAWN_BACKEND_PIDFD, SPAWN_BACKEND_SIGCHLD,
+};
+
+/* For cases that change process-wide state: TRUE in the subprocess that
+ * runs the body; in the test process, run it there and check it passed. */
+static gboolean
+isolated (void)
+{
+  if (g_test_subprocess ())
+    return TRUE;
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  return FALSE;
+}
+
+static gboolean
+use_backend (gconstpointer data)
+{
+  SpawnBackend b = GPOINTER_TO_INT (data);
+  GError *error = NULL;
+
+  if (!spawn_backend_is_available (b))
+    {
+      g_test_skip_printf ("backend %s is not available on this kernel",
+                          spawn_backend_to_string (b));
+      return FALSE;
+    }
+  g_assert_true (spawn_set_backend (b, &error));
+  g_assert_no_error (error);
+  return TRUE;
+}
+
+/* ---- what a process emits ---- */
+
+typedef struct {
+  GString *log;            /* "started", "error:NAME", "finished", in order */
+  GArray *errors;          /* SpawnProcessError codes, in order */
+  GArray *states;          /* every new state, in order */
+  int started;
+  int finished;
+  int exit_code;
+  int exit_status;
+  SpawnExitInfo info;
+  SpawnProcessState state_in_started;
+  int exit_code_in_finished;
+  GThread *finished_thread;
+  int ready_stdout;
+  int ready_stderr;
+  guint64 written;
+  /* Read both channels on "ready-read-*" and on "finished" into these. */
+  gboolean collect;
+  GByteArray *out;
+  GByteArray *err;
+} Events;
+
+static const char *
+error_name (int code)
+{
+  switch (code)
+    {
+    case SPAWN_PROCESS_ERROR_FAILED_TO_START: return "failed-to-start";
+    case SPAWN_PROCESS_ERROR_CRASHED: return "crashed";
+    case SPAWN_PROCESS_ERROR_TIMED_OUT: return "timed-out";
+    case SPAWN_PROCESS_ERROR_READ_ERROR: return "read-error";
+    case SPAWN_PROCESS_ERROR_WRITE_ERROR: return "write-error";
+    case SPAWN_PROCESS_ERROR_NOT_RUNNING: return "not-running";
+    default: return "unknown";
+    }
+}
+
+static void
+log_event (Events *ev, const char *what)
+{
+  if (ev->log->len > 0)
+    g_string_append_c (ev->log, ' ');
+  g_string_append (ev->log, what);
+}
+
+static void
+collect_channel (SpawnProcess *proc, SpawnProcessChannel channel, GByteArray *into)
+{
+  GBytes *bytes = spawn_process_read_all (proc, channel);
+  gsize len;
+  const guint8 *p;
+
+  g_assert_nonnull (bytes);
+  p = g_bytes_get_data (bytes, &len);
+  if (len > 0)
+    g_byte_array_append (into, p, len);
+  g_bytes_unref (bytes);
+}
+
+static void
+on_started (SpawnProcess *proc, gpointer data)
+{
+  Events *ev = data;
+
+  ev->started++;
+  ev->state_in_started = spawn_process_get_state (proc);
+  log_event (ev, "started");
+}
+
+static void
+on_finished (SpawnProcess *proc, int exit_code, int exit_status, gpointer info,
+             gpointer data)
+{
+  Events *ev = data;
+
+  g_assert_nonnull (info);
+  ev->finished++;
+  ev->exit_code = exit_code;
+  ev->exit_status = exit_status;
+  ev->info = *(const SpawnExitInfo *) info;
+  ev->exit_code_in_finished = spawn_process_get_exit_code (proc);
+  ev->finished_thread = g_thread_self ();
+  log_event (ev, "finished");
+  if (ev->collect)
+    {
+      collect_channel (proc, SPAWN_PROCESS_STDOUT, ev->out);
+      collect_channel (proc, SPAWN_PROCESS_STDERR, ev->err);
+    }
+}
+
+static void
+on_error (SpawnProcess *proc G_GNUC_UNUSED, GError *error, gpointer data)
+{
+  Events *ev = data;
+  char *what;
+
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == SPAWN_PROCESS_ERROR);
+  g_array_append_val (ev->errors, error->code);
+  what = g_strconcat ("error:", error_name (error->code), NULL);
+  log_event (ev, what);
+  g_free (what);
+}
+
+static void
+on_state_changed (SpawnProcess *proc G_GNUC_UNUSED, int state, gpointer data)
+{
+  Events *ev = data;
+
+  g_array_append_val (ev->states, state);
+}
+
+static void
+on_ready_stdout (SpawnProcess *proc, gpointer data)
+{
+  Events *ev = data;
+
+  ev->ready_stdout++;
+  if (ev->collect)
+    collect_channel (proc, SPAWN_PROCESS_STDOUT, ev->out);
+}
+
+static void
+on_ready_stderr (SpawnProcess *proc, gpointer data)
+{
+  Events *ev = data;
+
+  ev->ready_stderr++;
+  if (ev->collect)
+    collect_channel (proc, SPAWN_PROCESS_STDERR, ev->err);
+}
+
+static void
+on_bytes_written (SpawnProcess *proc G_GNUC_UNUSED, guint64 count, gpointer data)
+{
+  Events *ev = data;
+
+  g_assert_cmpuint (count, >, 0);
+  ev->written += count;
+}
+
+/* Record everything @proc emits into @ev; drop @proc before clearing @ev. */
+static void
+events_watch (Events *ev, SpawnProcess *proc)
+{
+  memset (ev, 0, sizeof (*ev));
+  ev->log = g_string_new (NULL);
+  ev->errors = g_array_new (FALSE, FALSE, sizeof (int));
+  ev->states = g_array_new (FALSE, FALSE, sizeof (int));
+  ev->out = g_byte_array_new ();
+  ev->err = g_byte_array_new ();
+  ev->exit_code = -1;
+  ev->exit_status = -1;
+  g_signal_connect (proc, "started", G_CALLBACK (on_started), ev);
+  g_signal_connect (proc, "finished", G_CALLBACK (on_finished), ev);
+  g_signal_connect (proc, "error-occurred", G_CALLBACK (on_error), ev);
+  g_signal_connect (proc, "state-changed", G_CALLBACK (on_state_changed), ev);
+  g_signal_connect (proc, "ready-read-stdout", G_CALLBACK (on_ready_stdout), ev);
+  g_signal_connect (proc, "ready-read-stderr", G_CALLBACK (on_ready_stderr), ev);
+  g_signal_connect (proc, "bytes-written", G_CALLBACK (on_bytes_written), ev);
+}
+
+static void
+events_clear (Events *ev)
+{
+  g_string_free (ev->log, TRUE);
+  g_array_unref (ev->errors);
+  g_array_unref (ev->states);
+  g_byte_array_unref (ev->out);
+  g_byte_array_unref (ev->err);
+}
+
+static gboolean
+has_error (Events *ev, int code)
+{
+  guint i;
+
+  for (i = 0; i < ev->errors->len; i++)
+    if (g_array_index (ev->errors, int, i) == code)
+      return TRUE;
+  return FALSE;
+}
+
+/* ---- running the thread-default main context ---- */
+
+typedef gboolean (*Predicate) (gpointer data);
+
+static gboolean
+on_expired (gpointer data)
+{
+  gboolean *expired = data;
+
+  *expired = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Iterate the thread-default context until @done (checked before every
+ * iteration) or @timeout_ms passed; returns whether @done said so. */
+static gboolean
+iterate_until (Predicate done, gpointer data, int timeout_ms)
+{
+  GMainContext *ctx = g_main_context_ref_thread_default ();
+  GSource *timeout = g_timeout_source_new (timeout_ms);
+  gboolean expired = FALSE, ok;
+
+  g_source_set_callback (timeout, on_expired, &expired, NULL);
+  g_source_attach (timeout, ctx);
+  while (!(ok = done (data)) && !expired)
+    g_main_context_iteration (ctx, TRUE);
+  g_source_destroy (timeout);
+  g_source_unref (timeout);
+  g_main_context_unref (ctx);
+  return ok;
+}
+
+static gboolean
+never (gpointer data G_GNUC_UNUSED)
+{
+  return FALSE;
+}
+
+/* Run the context for @ms, to see that nothing (more) happens. */
+static void
+pump (int ms)
+{
+  iterate_until (never, NULL, ms);
+}
+
+static gboolean
+is_finished (gpointer data)
+{
+  Events *ev = data;
+
+  return ev->finished > 0;
+}
+
+static void
+run_until_finished (Events *ev)
+{
+  g_assert_true (iterate_until (is_finished, ev, WAIT_MS));
+}
+
+typedef struct {
+  SpawnProcess *proc;
+  SpawnProcessChannel channel;
+} LineWait;
+
+static gboolean
+has_line (gpointer data)
+{
+  LineWait *w = data;
+
+  return spawn_process_can_read_line (w->proc, w->channel);
+}
+
+/* ---- processes ---- */
+
+static SpawnProcess *helper_process (const char *cmd, ...) G_GNUC_NULL_TERMINATED;
+
+/* A SpawnProcess for "spawn-helper CMD ARGS...". */
+static SpawnProcess *
+helper_process (const char *cmd, ...)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+  SpawnProcess *proc;
+  const char *a;
+  va_list ap;
+
+  g_ptr_array_add (argv, helper);
+  va_start (ap, cmd);
+  for (a = cmd; a != NULL; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  /* The process keeps a copy: the array goes right away. */
+  proc = spawn_process_new ((const char * const *) argv->pdata);
+  g_ptr_array_free (argv, TRUE);
+  return proc;
+}
+
+static void
+start_ok (SpawnProcess *proc)
+{
+  GError *error = NULL;
+
+  g_assert_true (spawn_process_start (proc, &error));
+  g_assert_no_error (error);
+}
+
+static void
+wait_finished_ok (SpawnProcess *proc, int timeout_ms)
+{
+  GError *error = NULL;
+
+  g_assert_true (spawn_process_wait_for_finished (proc, timeout_ms, &error));
+  g_assert_no_error (error);
+}
+
+/* Everything buffered on @channel, as a string (the helpers print text). */
+static char *
+read_all_str (SpawnProcess *proc, SpawnProcessChannel channel)
+{
+  GBytes *bytes = spawn_process_read_all (proc, channel);
+  gsize len;
+  const char *p;
+  char *s;
+
+  g_assert_nonnull (bytes);
+  p = g_bytes_get_data (bytes, &len);
+  /* An empty GBytes may have no data pointer at all. */
+  g_assert_true (len == 0 || memchr (p, '\0', len) == NULL);
+  s = len > 0 ? g_strndup (p, len) : g_strdup ("");
+  g_bytes_unref (bytes);
+  return s;
+}
+
+static void
+assert_read_all (SpawnProcess *proc, SpawnProcessChannel channel, const char *want)
+{
+  char *got = read_all_str (proc, channel);
+
+  g_assert_cmpstr (got, ==, want);
+  g_free (got);
+}
+
+static void
+assert_exited (SpawnProcess *proc, Events *ev, int code)
+{
+  SpawnExitInfo info;
+
+  g_assert_cmpint (ev->finished, ==, 1);
+  g_assert_cmpint (ev->exit_status, ==, SPAWN_PROCESS_EXIT_NORMAL);
+  g_assert_cmpint (ev->exit_code, ==, code);
+  g_assert_cmpint (ev->info.kind, ==, SPAWN_EXIT_EXITED);
+  g_assert_cmpint (ev->info.status, ==, code);
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+  g_assert_cmpint (spawn_process_get_exit_status (proc), ==, SPAWN_PROCESS_EXIT_NORMAL);
+  g_assert_cmpint (spawn_process_get_exit_code (proc), ==, code);
+  g_assert_true (spawn_process_get_exit_info (proc, &info));
+  g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
+  g_assert_cmpint (info.status, ==, code);
+}
+
+/* Ended by @sig: CRASHED reported, last of the errors, before "finished". */
+static void
+assert_crashed (SpawnProcess *proc, Events *ev, int sig)
+{
+  g_assert_cmpint (ev->finished, ==, 1);
+  g_assert_cmpint (ev->exit_status, ==, SPAWN_PROCESS_EXIT_CRASH);
+  g_assert_cmpint (ev->exit_code, ==, sig);
+  g_assert_cmpint (ev->info.kind, ==, SPAWN_EXIT_KILLED);
+  g_assert_cmpint (ev->info.status, ==, sig);
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+  g_assert_cmpint (spawn_process_get_exit_status (proc), ==, SPAWN_PROCESS_EXIT_CRASH);
+  g_assert_cmpint (spawn_process_get_exit_code (proc), ==, sig);
+  g_assert_cmpuint (ev->errors->len, >=, 1);
+  g_assert_cmpint (g_array_index (ev->errors, int, ev->errors->len - 1), ==,
+                   SPAWN_PROCESS_ERROR_CRASHED);
+  g_assert_true (g_str_has_suffix (ev->log->str, "error:crashed finished"));
+}
+
+/* ---- the system's view ---- */
+
+static int
+count_fds (void)
+{
+  GDir *d = g_dir_open ("/proc/self/fd", 0, NULL);
+  int n = 0;
+
+  g_assert_nonnull (d);
+  while (g_dir_read_name (d) != NULL)
+    n++;
+  g_dir_close (d);
+  return n;
+}
+
+/* Poll until we hold @want descriptors again: a background reaper may
+ * close a process's last one just after the process has gone. */
+static void
+assert_fds_back_to (int want)
+{
+  int i, n = 0;
+
+  for (i = 0; i < 1000; i++)
+    {
+      n = count_fds ();
+      if (n == want)
+        return;
+      g_usleep (10 * 1000);
+    }
+  g_error ("we hold %d descriptors after 10 s, %d before", n, want);
+}
+
+/* The state letter of process @pid from /proc, or 0 once it is gone. */
+static char
+process_state (GPid pid)
+{
+  char path[64], *stat = NULL, *paren, state;
+
+  g_snprintf (path, sizeof (path), "/proc/%d/stat", (int) pid);
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return 0;
+  /* "pid (comm) S ...": comm may hold anything, so from the last ')'. */
+  paren = strrchr (stat, ')');
+  g_assert_nonnull (paren);
+  state = paren[2];
+  g_free (stat);
+  return state;
+}
+
+static void
+assert_alive (GPid pid)
+{
+  char state = process_state (pid);
+
+  g_assert_cmpint (pid, >, 0);
+  if (state == 0 || state == 'Z' || state == 'X')
+    g_error ("PID %d should be running, state is %c", (int) pid, state ? state : '-');
+}
+
+/* Poll until process @pid is gone from /proc: ended and reaped.  A zombie
+ * stays, so 10 s tells a leak from a slow machine. */
+static void
+assert_reaped (GPid pid)
+{
+  char state = 0;
+  int i;
+
+  for (i = 0; i < 1000; i++)
+    {
+      state = process_state (pid);
+      if (state == 0)
+        return;
+      g_usleep (10 * 1000);
+    }
+  g_error ("PID %d is still there after 10 s, state %c", (int) pid, state);
+}
+
+/* Poll until process @pid has died; a zombie counts, its reaper may be
+ * someone else. */
+static void
+assert_dead (GPid pid)
+{
+  char state = 0;
+  int i;
+
+  for (i = 0; i < 1000; i++)
+    {
+      state = process_state (pid);
+      if (state == 0 || state == 'Z' || state == 'X')
+        return;
+      g_usleep (10 * 1000);
+    }
+  g_error ("PID %d still runs after 10 s, state %c", (int) pid, state);
+}
+
+/* No child of ours left, running or zombie (see spawn-test.c). */
+static void
+assert_no_children (void)
+{
+  siginfo_t si;
+  int i;
+
+  for (i = 0; i < 500; i++)
+    {
+      if (waitid (P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 &&
+          errno == ECHILD)
+        return;
+      g_usleep (10 * 1000);
+    }
+  g_error ("a child of ours is still there after 5 s");
+}
+
+static guint64
+cpu_usec_self (void)
+{
+  struct rusage ru;
+
+  g_assert_no_errno (getrusage (RUSAGE_SELF, &ru));
+  return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * G_USEC_PER_SEC +
+         ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
+/* @len bytes that repeat nowhere a pipe's or a buffer's size would hide. */
+static guint8 *
+pattern (gsize len)
+{
+  guint8 *p = g_malloc (len);
+  guint32 x = 2463534242u;
+  gsize i;
+
+  for (i = 0; i < len; i++)
+    {
+      x ^= x << 13;
+      x ^= x >> 17;
+      x ^= x << 5;
+      p[i] = x;
+    }
+  return p;
+}
+
+static void
+assert_same_bytes (const guint8 *got, gsize got_len, const guint8 *want, gsize want_len)
+{
+  gsize i;
+
+  g_assert_cmpuint (got_len, ==, want_len);
+  if (memcmp (got, want, want_len) == 0)
+    return;
+  for (i = 0; got[i] == want[i]; i++)
+    ;
+  g_error ("data differs from byte %" G_GSIZE_FORMAT " on", i);
+}
+
+static char *
+file_contents (const char *path)
+{
+  GError *error = NULL;
+  char *s = NULL;
+
+  g_assert_true (g_file_get_contents (path, &s, NULL, &error));
+  g_assert_no_error (error);
+  return s;
+}
+
+static void
+assert_file (const char *path, const char *want)
+{
+  char *got = file_contents (path);
+
+  g_assert_cmpstr (got, ==, want);
+  g_free (got);
+}
+
+static void
+remove_tree (const char *dir)
+{
+  const char *rm[] = { "rm", "-rf", dir, NULL };
+
+  g_assert_true (g_spawn_sync (NULL, (char **) rm, NULL, G_SPAWN_SEARCH_PATH,
+                               NULL, NULL, NULL, NULL, NULL, NULL));
+}
+
+/* Start and finish one process, so that whatever the library sets up once
+ * (backend probes, the reaper) is there before we count descriptors. */
+static void
+warm_up (void)
+{
+  SpawnProcess *proc = helper_process ("exit", "0", NULL);
+
+  start_ok (proc);
+  wait_finished_ok (proc, WAIT_MS);
+  g_object_unref (proc);
+}
+
+/* ---- the cases ---- */
+
+static void
+test_exit_codes (gconstpointer data)
+{
+  const int codes[] = { 0, 1, 42, 127, 255 };
+  const char *sh[] = { "sh", "-c", "exit 7", NULL };
+  GError *error = NULL;
+  guint i;
+
+  g_test_summary ("a normal exit reports NORMAL and the status, through the "
+                  "main loop and through wait_for_finished(); \"started\" "
+                  "comes from inside start(); the states go STARTING, "
+                  "RUNNING, NOT_RUNNING; argv[0] is looked up in PATH");
+  if (!use_backend (data))
+    return;
+  for (i = 0; i < G_N_ELEMENTS (codes); i++)
+    {
+      char code[16];
+      SpawnExitInfo info;
+      SpawnProcess *proc;
+      Events ev;
+
+      g_snprintf (code, sizeof (code), "%d", codes[i]);
+      proc = helper_process ("exit", code, NULL);
+      events_watch (&ev, proc);
+      g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+      g_assert_false (spawn_process_get_exit_info (proc, &info));
+
+      start_ok (proc);
+      g_assert_cmpint (ev.started, ==, 1);
+      g_assert_cmpint (ev.state_in_started, ==, SPAWN_PROCESS_RUNNING);
+      /* Its end is only noticed from the context or a wait. */
+      g_assert_false (spawn_process_get_exit_info (proc, &info));
+      g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
+      g_assert_cmpint (spawn_process_get_pid (proc), >, 0);
+      g_assert_nonnull (spawn_process_get_child (proc));
+      g_assert_cmpint (spawn_child_get_pid (spawn_process_get_child (proc)), ==,
+                       spawn_process_get_pid (proc));
+      g_assert_cmpint (spawn_child_get_backend (spawn_process_get_child (proc)), ==,
+                       GPOINTER_TO_INT (data));
+      g_assert_true (spawn_process_wait_for_started (proc, 1000, &error));
+      g_assert_no_error (error);
+
+      if (i % 2 == 0)
+        run_until_finished (&ev);
+      else
+        wait_finished_ok (proc, WAIT_MS);
+      assert_exited (proc, &ev, codes[i]);
+      g_assert_cmpint (ev.exit_code_in_finished, ==, codes[i]);
+      g_assert_cmpstr (ev.log->str, ==, "started finished");
+      g_assert_cmpuint (ev.states->len, ==, 3);
+      g_assert_cmpint (g_array_index (ev.states, int, 0), ==, SPAWN_PROCESS_STARTING);
+      g_assert_cmpint (g_array_index (ev.states, int, 1), ==, SPAWN_PROCESS_RUNNING);
+      g_assert_cmpint (g_array_index (ev.states, int, 2), ==, SPAWN_PROCESS_NOT_RUNNING);
+
+      /* As in Qt: waiting for a process that has finished is an error. */
+      g_assert_false (spawn_process_wait_for_finished (proc, 1000, &error));
+      g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+      g_clear_error (&error);
+      g_object_unref (proc);
+      events_clear (&ev);
+    }
+
+  {
+    SpawnProcess *proc = spawn_process_new (NULL);
+    SpawnExitInfo info;
+    Events ev;
+
+    spawn_process_set_argv (proc, sh);
+    g_assert_cmpstrv (spawn_process_get_argv (proc), sh);
+    events_watch (&ev, proc);
+    start_ok (proc);
+    run_until_finished (&ev);
+    assert_exited (proc, &ev, 7);
+    /* ... and it starts again, with a fresh status. */
+    spawn_process_set_argv (proc, (const char *[]) { "sh", "-c", "exit 8", NULL });
+    ev.finished = 0;
+    start_ok (proc);
+    g_assert_cmpint (ev.started, ==, 2);
+    /* Not the last run's. */
+    g_assert_false (spawn_process_get_exit_info (proc, &info));
+    wait_finished_ok (proc, WAIT_MS);
+    assert_exited (proc, &ev, 8);
+    g_object_unref (proc);
+    events_clear (&ev);
+  }
+}
+
+static void
+test_crash (gconstpointer data)
+{
+  const int sigs[] = { SIGTERM, SIGKILL, SIGUSR1 };
+  guint i;
+
+  g_test_summary ("a process ended by a signal is a CRASH whose exit code is "
+                  "the signal; CRASHED is emitted before \"finished\"");
+  if (!use_backend (data))
+    return;
+  for (i = 0; i < G_N_ELEMENTS (sigs); i++)
+    {
+      char sig[16];
+      SpawnExitInfo info;
+      SpawnProcess *proc;
+      Events ev;
+
+      g_snprintf (sig, sizeof (sig), "%d", sigs[i]);
+      proc = helper_process ("kill", sig, NULL);
+      events_watch (&ev, proc);
+      start_ok (proc);
+      if (i % 2 == 0)
+        run_until_finished (&ev);
+      else
+        wait_finished_ok (proc, WAIT_MS);
+      assert_crashed (proc, &ev, sigs[i]);
+      g_assert_cmpstr (ev.log->str, ==, "started error:crashed finished");
+      g_assert_true (spawn_process_get_exit_info (proc, &info));
+      g_assert_cmpint (info.kind, ==, SPAWN_EXIT_KILLED);
+      g_assert_cmpint (info.status, ==, sigs[i]);
+      g_object_unref (proc);
+      events_clear (&ev);
+    }
+}
+
+static void
+test_not_found (gconstpointer data)
+{
+  const char *missing[][2] = {
+    { "no-such-program-anywhere", NULL },
+    { "/nonexistent/program", NULL },
+  };
+  GError *error = NULL;
+  int before;
+  guint i;
+
+  g_test_summary ("a program that does not exist: start() fails with "
+                  "SPAWN_ERROR_NOENT, FAILED_TO_START is emitted, \"started\" "
+                  "never is, the state stays NOT_RUNNING, nothing is left behind");
+  if (!use_backend (data))
+    return;
+  warm_up ();
+  before = count_fds ();
+  for (i = 0; i < G_N_ELEMENTS (missing); i++)
+    {
+      SpawnProcess *proc = spawn_process_new (missing[i]);
+      Events ev;
+
+      events_watch (&ev, proc);
+      g_assert_false (spawn_process_start (proc, &error));
+      g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+      g_test_message ("%s", error->message);
+      g_clear_error (&error);
+      g_assert_cmpint (ev.started, ==, 0);
+      g_assert_cmpstr (ev.log->str, ==, "error:failed-to-start");
+      g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+      if (ev.states->len > 0)
+        g_assert_cmpint (g_array_index (ev.states, int, ev.states->len - 1), ==,
+                         SPAWN_PROCESS_NOT_RUNNING);
+
+      g_assert_false (spawn_process_wait_for_started (proc, 1000, &error));
+      g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+      g_clear_error (&error);
+      g_assert_false (spawn_process_wait_for_finished (proc, 1000, &error));
+      g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+      g_clear_error (&error);
+      pump (100);
+      g_assert_cmpstr (ev.log->str, ==, "error:failed-to-start");
+      g_object_unref (proc);
+      events_clear (&ev);
+    }
+  g_assert_cmpint (count_fds (), ==, before);
+  assert_no_children ();
+}
+
+static void
+test_wait_timeout (gconstpointer data)
+{
+  GError *error = NULL;
+  gint64 t0, elapsed;
+  SpawnProcess *proc;
+  Events ev;
+  GPid pid;
+
+  g_test_summary ("wait_for_finished() and wait_for_ready_read() on a "
+                  "sleeping, silent child time out with TIMED_OUT after "
+                  "about the time asked, and the child runs on");
+  if (!use_backend (data))
+    return;
+  proc = helper_process ("sleep", "100000", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  pid = spawn_process_get_pid (proc);
+
+  t0 = g_get_monotonic_time ();
+  g_assert_false (spawn_process_wait_for_finished (proc, 300, &error));
+  elapsed = g_get_monotonic_time () - t0;
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
+  g_clear_error (&error);
+  g_test_message ("wait_for_finished (300) took %" G_GINT64_FORMAT " us", elapsed);
+  g_assert_cmpint (elapsed, >=, 290 * 1000);
+  g_assert_cmpint (elapsed, <, 10 * G_USEC_PER_SEC);
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
+  g_assert_cmpint (ev.finished, ==, 0);
+  assert_alive (pid);
+
+  t0 = g_get_monotonic_time ();
+  g_assert_false (spawn_process_wait_for_ready_read (proc, 200, &error));
+  elapsed = g_get_monotonic_time () - t0;
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
+  g_clear_error (&error);
+  g_assert_cmpint (elapsed, >=, 190 * 1000);
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
+  assert_alive (pid);
+
+  /* Still ours to end. */
+  g_assert_true (spawn_process_kill (proc, &error));
+  g_assert_no_error (error);
+  wait_finished_ok (proc, WAIT_MS);
+  assert_crashed (proc, &ev, SIGKILL);
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+static void
+test_terminate_kill (gconstpointer data)
+{
+  GError *error = NULL;
+  SpawnProcess *proc;
+  Events ev;
+
+  g_test_summary ("terminate() ends a process with SIGTERM, kill() with "
+                  "SIGKILL, each reported as a crash; both fail on a process "
+                  "that is not running");
+  if (!use_backend (data))
+    return;
+  proc = helper_process ("sleep", "100000", NULL);
+  events_watch (&ev, proc);
+  g_assert_false (spawn_process_terminate (proc, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  g_clear_error (&error);
+  g_assert_false (spawn_process_kill (proc, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  g_clear_error (&error);
+
+  start_ok (proc);
+  g_assert_true (spawn_process_terminate (proc, &error));
+  g_assert_no_error (error);
+  run_until_finished (&ev);
+  assert_crashed (proc, &ev, SIGTERM);
+  g_assert_cmpstr (ev.log->str, ==, "started error:crashed finished");
+
+  g_assert_false (spawn_process_terminate (proc, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  g_clear_error (&error);
+  g_assert_false (spawn_process_kill (proc, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  g_clear_error (&error);
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  proc = helper_process ("sleep", "100000", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  g_assert_true (spawn_process_kill (proc, &error));
+  g_assert_no_error (error);
+  wait_finished_ok (proc, WAIT_MS);
+  assert_crashed (proc, &ev, SIGKILL);
+  g_assert_cmpstr (ev.log->str, ==, "started error:crashed finished");
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+static void
+test_echo_main_loop (gconstpointer data)
+{
+  g_autofree guint8 *want = pattern (ECHO_SIZE);
+  SpawnProcess *proc;
+  GError *error = NULL;
+  gsize off, n;
+  Events ev;
+
+  g_test_summary ("10 MB through cat and back, driven by the main loop, "
+                  "without deadlock and byte for byte; bytes-written adds up");
+  if (!use_backend (data))
+    return;
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  ev.collect = TRUE;
+  start_ok (proc);
+  /* Uneven pieces, so no boundary lines up with a pipe's size. */
+  for (off = 0; off < ECHO_SIZE; off += n)
+    {
+      n = MIN (1000003, ECHO_SIZE - off);
+      g_assert_true (spawn_process_write (proc, want + off, n, &error));
+      g_assert_no_error (error);
+    }
+  spawn_process_close_write_channel (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  g_assert_cmpuint (ev.errors->len, ==, 0);
+  g_assert_cmpint (ev.ready_stdout, >, 0);
+  g_assert_cmpuint (ev.written, ==, ECHO_SIZE);
+  g_assert_cmpuint (spawn_process_get_bytes_to_write (proc), ==, 0);
+  assert_same_bytes (ev.out->data, ev.out->len, want, ECHO_SIZE);
+  /* All of it had arrived by "finished". */
+  g_assert_cmpuint (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT), ==, 0);
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+static void
+test_echo_blocking (gconstpointer data)
+{
+  g_autofree guint8 *want = pattern (ECHO_SIZE);
+  GByteArray *got = g_byte_array_new ();
+  GError *error = NULL;
+  SpawnProcess *proc;
+  GBytes *bytes;
+  Events ev;
+  int i;
+
+  g_test_summary ("10 MB through cat and back with the blocking helpers "
+                  "only: wait_for_bytes_written() and wait_for_finished() "
+                  "read while they write, so neither deadlocks");
+  if (!use_backend (data))
+    return;
+
+  /* wait_for_bytes_written () until all is out, then wait_for_ready_read (). */
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  g_assert_true (spawn_process_write (proc, want, ECHO_SIZE, &error));
+  g_assert_no_error (error);
+  for (i = 0; spawn_process_get_bytes_to_write (proc) > 0; i++)
+    {
+      g_assert_cmpint (i, <, 100000);
+      g_assert_true (spawn_process_wait_for_bytes_written (proc, WAIT_MS, &error));
+      g_assert_no_error (error);
+      collect_channel (proc, SPAWN_PROCESS_STDOUT, got);
+    }
+  g_assert_cmpuint (ev.written, ==, ECHO_SIZE);
+  spawn_process_close_write_channel (proc);
+  for (i = 0; spawn_process_get_state (proc) == SPAWN_PROCESS_RUNNING; i++)
+    {
+      gboolean ok;
+
+      g_assert_cmpint (i, <, 100000);
+      ok = spawn_process_wait_for_ready_read (proc, WAIT_MS, &error);
+      collect_channel (proc, SPAWN_PROCESS_STDOUT, got);
+      if (!ok)
+        {
+          /* It finished while we waited. */
+          g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+          g_clear_error (&error);
+          g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+        }
+    }
+  collect_channel (proc, SPAWN_PROCESS_STDOUT, got);
+  assert_exited (proc, &ev, 0);
+  g_assert_cmpint (ev.ready_stdout, >, 0);
+  assert_same_bytes (got->data, got->len, want, ECHO_SIZE);
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  /* All in, close, and only wait_for_finished (): it has to do both sides. */
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  g_assert_true (spawn_process_write (proc, want, ECHO_SIZE, &error));
+  g_assert_no_error (error);
+  spawn_process_close_write_channel (proc);
+  wait_finished_ok (proc, 120000);
+  assert_exited (proc, &ev, 0);
+  g_assert_cmpuint (ev.written, ==, ECHO_SIZE);
+  bytes = spawn_process_read_all (proc, SPAWN_PROCESS_STDOUT);
+  assert_same_bytes (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                     want, ECHO_SIZE);
+  g_bytes_unref (bytes);
+  g_object_unref (proc);
+  events_clear (&ev);
+  g_byte_array_unref (got);
+}
+
+static void
+test_merged (gconstpointer data)
+{
+  SpawnProcess *proc;
+  Events ev;
+
+  g_test_summary ("stdout and stderr are read separately by default; with "
+                  "stderr MERGE both arrive, interleaved in order, on stdout");
+  if (!use_backend (data))
+    return;
+  proc = helper_process ("interleave", "3", NULL);
+  events_watch (&ev, proc);
+  g_assert_cmpint (spawn_process_get_channel_mode (proc, SPAWN_PROCESS_STDERR), ==,
+                   SPAWN_CHANNEL_PIPE);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  g_assert_cmpint (ev.ready_stdout, >, 0);
+  g_assert_cmpint (ev.ready_stderr, >, 0);
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT, "out 0\nout 1\nout 2\n");
+  assert_read_all (proc, SPAWN_PROCESS_STDERR, "err 0\nerr 1\nerr 2\n");
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  proc = helper_process ("interleave", "3", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_MERGE);
+  g_assert_cmpint (spawn_process_get_channel_mode (proc, SPAWN_PROCESS_STDERR), ==,
+                   SPAWN_CHANNEL_MERGE);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  g_assert_cmpint (ev.ready_stderr, ==, 0);
+  g_assert_cmpuint (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDERR), ==, 0);
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT,
+                   "out 0\nerr 0\nout 1\nerr 1\nout 2\nerr 2\n");
+  assert_read_all (proc, SPAWN_PROCESS_STDERR, "");
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+/* Wait with wait_for_ready_read () until @n bytes are buffered on stdout. */
+static void
+wait_for_available (SpawnProcess *proc, gsize n)
+{
+  GError *error = NULL;
+  int i;
+
+  for (i = 0; spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT) < n; i++)
+    {
+      g_assert_cmpint (i, <, 1000);
+      g_assert_true (spawn_process_wait_for_ready_read (proc, WAIT_MS, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_cmpuint (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT), ==, n);
+}
+
+static void
+assert_line (SpawnProcess *proc, const char *want)
+{
+  char *line;
+
+  g_assert_true (spawn_process_can_read_line (proc, SPAWN_PROCESS_STDOUT));
+  line = spawn_process_read_line (proc, SPAWN_PROCESS_STDOUT);
+  g_assert_cmpstr (line, ==, want);
+  g_free (line);
+}
+
+static void
+assert_no_line (SpawnProcess *proc)
+{
+  g_assert_false (spawn_process_can_read_line (proc, SPAWN_PROCESS_STDOUT));
+  g_assert_null (spawn_process_read_line (proc, SPAWN_PROCESS_STDOUT));
+}
+
+static void
+test_read_line (gconstpointer data)
+{
+  GError *error = NULL;
+  SpawnProcess *proc;
+  Events ev;
+  int i;
+
+  g_test_summary ("read_line() returns whole lines without their newline, "
+                  "nothing while a line is incomplete, and the unterminated "
+                  "rest as the last line once the channel is at EOF");
+  if (!use_backend (data))
+    return;
+  proc = helper_process ("lines", "5", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  for (i = 0; i < 5; i++)
+    {
+      char want[16];
+
+      g_snprintf (want, sizeof (want), "line %d", i);
+      assert_line (proc, want);
+    }
+  assert_line (proc, "end");
+  assert_no_line (proc);
+  g_assert_cmpuint (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT), ==, 0);
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  /* Piece by piece through cat, with the blocking helpers. */
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  g_assert_true (spawn_process_write (proc, "abc", 3, &error));
+  g_assert_no_error (error);
+  wait_for_available (proc, 3);
+  assert_no_line (proc);
+  /* A NULL read_line() consumed nothing. */
+  g_assert_cmpuint (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT), ==, 3);
+  g_assert_true (spawn_process_write (proc, "def\n\nghi", 8, &error));
+  g_assert_no_error (error);
+  wait_for_available (proc, 11);
+  assert_line (proc, "abcdef");
+  assert_line (proc, "");
+  assert_no_line (proc);
+  g_assert_cmpuint (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT), ==, 3);
+  spawn_process_close_write_channel (proc);
+  wait_finished_ok (proc, WAIT_MS);
+  assert_exited (proc, &ev, 0);
+  assert_line (proc, "ghi");
+  assert_no_line (proc);
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+static void
+test_close_write_channel (gconstpointer data)
+{
+  g_autofree guint8 *want = pattern (1024 * 1024);
+  GError *error = NULL;
+  SpawnProcess *proc;
+  GBytes *bytes;
+  Events ev;
+
+  g_test_summary ("close_write_channel() closes cat's stdin once what was "
+                  "written has gone out, so cat exits; writing after it fails "
+                  "with WRITE_ERROR");
+  if (!use_backend (data))
+    return;
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  g_assert_true (spawn_process_write (proc, "hello", 5, &error));
+  g_assert_no_error (error);
+  spawn_process_close_write_channel (proc);
+  g_assert_false (spawn_process_write (proc, "more", 4, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR);
+  g_clear_error (&error);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT, "hello");
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  /* More than a pipe holds, closed at once: all of it still goes out. */
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  g_assert_true (spawn_process_write (proc, want, 1024 * 1024, &error));
+  g_assert_no_error (error);
+  spawn_process_close_write_channel (proc);
+  wait_finished_ok (proc, WAIT_MS);
+  assert_exited (proc, &ev, 0);
+  bytes = spawn_process_read_all (proc, SPAWN_PROCESS_STDOUT);
+  assert_same_bytes (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                     want, 1024 * 1024);
+  g_bytes_unref (bytes);
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  /* Nothing written at all. */
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  spawn_process_close_write_channel (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT, "");
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+static void
+test_stdout_closed_early (gconstpointer data)
+{
+  GError *error = NULL;
+  SpawnProcess *proc;
+  guint64 cpu;
+  LineWait w;
+  Events ev;
+  GPid pid;
+
+  g_test_summary ("a child that closes its stdout and runs on: EOF on stdout "
+                  "is not the end of the process, nothing spins on the dead "
+                  "pipe, and \"finished\" comes when it exits");
+  if (!use_backend (data))
+    return;
+  proc = helper_process ("close-stdout", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  pid = spawn_process_get_pid (proc);
+  /* "bye" has no newline: it reads as a line only once stdout is at EOF. */
+  w.proc = proc;
+  w.channel = SPAWN_PROCESS_STDOUT;
+  g_assert_true (iterate_until (has_line, &w, WAIT_MS));
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
+  g_assert_cmpint (ev.finished, ==, 0);
+  assert_alive (pid);
+  assert_line (proc, "bye");
+
+  /* A poll on the hung-up pipe would return at once, every time. */
+  cpu = cpu_usec_self ();
+  pump (500);
+  g_assert_false (spawn_process_wait_for_finished (proc, 500, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
+  g_clear_error (&error);
+  cpu = cpu_usec_self () - cpu;
+  g_test_message ("CPU used over 1 s of waiting: %" G_GUINT64_FORMAT " us", cpu);
+  g_assert_cmpuint (cpu, <, 400 * 1000);
+  g_assert_cmpint (ev.finished, ==, 0);
+  assert_alive (pid);
+
+  spawn_process_close_write_channel (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 3);
+  g_assert_cmpstr (ev.log->str, ==, "started finished");
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+static gint
+cmp_str_ptr (gconstpointer a, gconstpointer b, gpointer data G_GNUC_UNUSED)
+{
+  return strcmp (*(char * const *) a, *(char * const *) b);
+}
+
+static void
+sort_strv (char **v)
+{
+  g_qsort_with_data (v, g_strv_length (v), sizeof (char *), cmp_str_ptr, NULL);
+}
+
+/* Run "spawn-helper environ" as configured in @proc; its environment, sorted. */
+static char **
+child_environ (SpawnProcess *proc)
+{
+  char *out, **lines;
+  Events ev;
+  guint n;
+
+  events_watch (&ev, proc);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  out = read_all_str (proc, SPAWN_PROCESS_STDOUT);
+  lines = g_strsplit (out, "\n", -1);
+  /* The last newline leaves an empty string behind (none if no output). */
+  n = g_strv_length (lines);
+  if (n > 0)
+    {
+      g_assert_cmpstr (lines[n - 1], ==, "");
+      g_free (lines[n - 1]);
+      lines[n - 1] = NULL;
+    }
+  sort_strv (lines);
+  g_free (out);
+  events_clear (&ev);
+  return lines;
+}
+
+static void
+test_environment (gconstpointer data)
+{
+  const char *whole[] = { "SPAWN_ONLY=1", "SPAWN_B=2", NULL };
+  const char *none[] = { NULL };
+  const char *want_whole[] = { "SPAWN_B=two", "SPAWN_C=3", NULL };
+  char **got, **want;
+  SpawnProcess *proc;
+
+  g_test_summary ("the environment: inherited at start time with setenv() "
+                  "and unsetenv() on top, or replaced whole with the same on "
+                  "top, or empty");
+  if (!use_backend (data))
+    return;
+  if (!isolated ())
+    return;
+  g_setenv ("SPAWN_TEST_PARENT", "parent", TRUE);
+  g_setenv ("SPAWN_TEST_DROP", "drop", TRUE);
+
+  proc = helper_process ("environ", NULL);
+  spawn_process_setenv (proc, "SPAWN_TEST_ADDED", "added");
+  spawn_process_setenv (proc, "SPAWN_TEST_PARENT", "overridden");
+  spawn_process_unsetenv (proc, "SPAWN_TEST_DROP");
+  /* Set after the process was configured: what counts is start time. */
+  g_setenv ("SPAWN_TEST_LATE", "late", TRUE);
+  want = g_get_environ ();
+  want = g_environ_setenv (want, "SPAWN_TEST_ADDED", "added", TRUE);
+  want = g_environ_setenv (want, "SPAWN_TEST_PARENT", "overridden", TRUE);
+  want = g_environ_unsetenv (want, "SPAWN_TEST_DROP");
+  sort_strv (want);
+  got = child_environ (proc);
+  g_assert_cmpstrv (got, want);
+  g_strfreev (got);
+  g_strfreev (want);
+  g_object_unref (proc);
+
+  proc = helper_process ("environ", NULL);
+  spawn_process_set_environment (proc, whole);
+  spawn_process_setenv (proc, "SPAWN_C", "3");
+  spawn_process_setenv (proc, "SPAWN_B", "two");
+  spawn_process_unsetenv (proc, "SPAWN_ONLY");
+  got = child_environ (proc);
+  g_assert_cmpstrv (got, want_whole);
+  g_strfreev (got);
+  g_object_unref (proc);
+
+  proc = helper_process ("environ", NULL);
+  spawn_process_set_environment (proc, none);
+  got = child_environ (proc);
+  g_assert_cmpstrv (got, none);
+  g_strfreev (got);
+  g_object_unref (proc);
+}
+
+static void
+test_working_directory (gconstpointer data)
+{
+  g_autofree char *dir = NULL, *real = NULL, *want = NULL;
+  GError *error = NULL;
+  SpawnProcess *proc;
+  Events ev;
+
+  g_test_summary ("the working directory reaches the child; one that does "
+                  "not exist is FAILED_TO_START with SPAWN_ERROR_NOENT");
+  if (!use_backend (data))
+    return;
+  dir = g_dir_make_tmp ("spawn-process-cwd-XXXXXX", &error);
+  g_assert_no_error (error);
+  real = realpath (dir, NULL);
+  g_assert_nonnull (real);
+
+  proc = helper_process ("pwd", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_working_directory (proc, dir);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  want = g_strconcat (real, "\n", NULL);
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT, want);
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  proc = helper_process ("pwd", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_working_directory (proc, "/nonexistent/dir");
+  g_assert_false (spawn_process_start (proc, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_clear_error (&error);
+  g_assert_cmpstr (ev.log->str, ==, "error:failed-to-start");
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+  g_object_unref (proc);
+  events_clear (&ev);
+  g_rmdir (dir);
+}
+
+/* Poll until /proc/PID/cmdline shows spawn-helper: it has exec'd. */
+static void
+assert_runs_helper (GPid pid)
+{
+  char path[64];
+  int i;
+
+  g_snprintf (path, sizeof (path), "/proc/%d/cmdline", (int) pid);
+  for (i = 0; i < 1000; i++)
+    {
+      g_autofree char *cmdline = NULL;
+
+      if (g_file_get_contents (path, &cmdline, NULL, NULL) &&
+          g_str_has_suffix (cmdline, "/spawn-helper"))
+        return;
+      g_usleep (10 * 1000);
+    }
+  g_error ("PID %d does not run spawn-helper after 10 s", (int) pid);
+}
+
+static void
+test_start_detached (gconstpointer data)
+{
+  g_autofree char *dir = NULL, *real = NULL, *out = NULL, *want = NULL;
+  const char *missing[] = { "no-such-program-anywhere", NULL };
+  GError *error = NULL;
+  SpawnProcess *proc;
+  GPid pid = 0;
+  Events ev;
+
+  g_test_summary ("start_detached() returns the PID of a process that runs "
+                  "with our argv, cwd, env and channels, PIPE meaning our own "
+                  "stdio, emits nothing, and never becomes a zombie");
+  if (!use_backend (data))
+    return;
+  if (!g_test_subprocess ())
+    {
+      /* PIPE channels are forwarded: the output lands on our stdio. */
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      g_test_trap_assert_stdout ("*out 0\nout 1\n*");
+      g_test_trap_assert_stderr ("*err 0\nerr 1\n*");
+      return;
+    }
+  dir = g_dir_make_tmp ("spawn-process-detached-XXXXXX", &error);
+  g_assert_no_error (error);
+  real = realpath (dir, NULL);
+  g_assert_nonnull (real);
+  out = g_build_filename (dir, "out", NULL);
+
+  /* It runs on by itself, to the end: "survived" is its last act. */
+  proc = helper_process ("sleep-print", "200", "survived", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
+  g_assert_true (spawn_process_start_detached (proc, &pid, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (pid, >, 0);
+  assert_runs_helper (pid);
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+  assert_reaped (pid);
+  assert_file (out, "survived");
+  /* Nothing to report on a process we let go. */
+  pump (50);
+  g_assert_cmpstr (ev.log->str, ==, "");
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  /* Working directory and environment. */
+  proc = helper_process ("pwd", NULL);
+  spawn_process_set_working_directory (proc, dir);
+  spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
+  g_assert_true (spawn_process_start_detached (proc, &pid, &error));
+  g_assert_no_error (error);
+  assert_reaped (pid);
+  want = g_strconcat (real, "\n", NULL);
+  assert_file (out, want);
+  g_object_unref (proc);
+
+  proc = helper_process ("env", "SPAWN_DETACHED", NULL);
+  spawn_process_setenv (proc, "SPAWN_DETACHED", "yes");
+  spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
+  g_assert_true (spawn_process_start_detached (proc, &pid, &error));
+  g_assert_no_error (error);
+  assert_reaped (pid);
+  assert_file (out, "yes\n");
+  g_object_unref (proc);
+
+  proc = helper_process ("interleave", "2", NULL);
+  g_assert_true (spawn_process_start_detached (proc, &pid, &error));
+  g_assert_no_error (error);
+  assert_reaped (pid);
+  g_object_unref (proc);
+
+  proc = spawn_process_new (missing);
+  g_assert_false (spawn_process_start_detached (proc, &pid, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_clear_error (&error);
+  g_object_unref (proc);
+
+  assert_no_children ();
+  remove_tree (dir);
+}
+
+typedef struct {
+  int want;
+  int finished;
+  int exit_code;
+  int exit_status;
+  GThread *thread;
+  char *out;
+} Slot;
+
+static void
+on_slot_finished (SpawnProcess *proc, int exit_code, int exit_status,
+                  gpointer info G_GNUC_UNUSED, gpointer data)
+{
+  Slot *slot = data;
+
+  slot->finished++;
+  slot->exit_code = exit_code;
+  slot->exit_status = exit_status;
+  slot->thread = g_thread_self ();
+  slot->out = read_all_str (proc, SPAWN_PROCESS_STDOUT);
+}
+
+typedef struct {
+  Slot *slots;
+  int n;
+} Slots;
+
+static gboolean
+all_finished (gpointer data)
+{
+  Slots *s = data;
+  int i;
+
+  for (i = 0; i < s->n; i++)
+    if (s->slots[i].finished == 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* Start @n processes on the thread-default context, odd ones printing
+ * lines and even ones exiting with their own status, and run the context
+ * until all have finished.  Returns how many went wrong, with a message. */
+static int
+run_many (int n, int base)
+{
+  SpawnProcess **procs = g_new0 (SpawnProcess *, n);
+  Slots s = { g_new0 (Slot, n), n };
+  gboolean done;
+  int i, bad = 0;
+
+  for (i = 0; i < n; i++)
+    {
+      char arg[16];
+
+      s.slots[i].want = (base + i) % 200;
+      g_snprintf (arg, sizeof (arg), "%d", s.slots[i].want);
+      procs[i] = i % 2 ? helper_process ("lines", arg, NULL)
+                       : helper_process ("exit", arg, NULL);
+      g_signal_connect (procs[i], "finished", G_CALLBACK (on_slot_finished), &s.slots[i]);
+      if (!spawn_process_start (procs[i], NULL))
+        {
+          g_test_message ("process %d did not start", i);
+          bad++;
+          s.slots[i].finished = 1;
+        }
+    }
+  done = iterate_until (all_finished, &s, 120000);
+  for (i = 0; i < n; i++)
+    {
+      Slot *slot = &s.slots[i];
+      int code = i % 2 ? 0 : slot->want;
+      g_autofree char *out = NULL;
+
+      if (i % 2)
+        {
+          GString *str = g_string_new (NULL);
+          int l;
+
+          for (l = 0; l < slot->want; l++)
+            g_string_append_printf (str, "line %d\n", l);
+          g_string_append (str, "end");
+          out = g_string_free (str, FALSE);
+        }
+      else
+        out = g_strdup ("");
+      if (slot->finished != 1 || slot->exit_code != code ||
+          slot->exit_status != SPAWN_PROCESS_EXIT_NORMAL ||
+          slot->thread != g_thread_self () || g_strcmp0 (slot->out, out) != 0)
+        {
+          g_test_message ("process %d: finished %d times, exit code %d status %d "
+                          "(want %d), in %s thread, output %s", i, slot->finished,
+                          slot->exit_code, slot->exit_status, code,
+                          slot->thread == g_thread_self () ? "its" : "another",
+                          g_strcmp0 (slot->out, out) == 0 ? "right" : "wrong");
+          bad++;
+        }
+      g_free (slot->out);
+      g_object_unref (procs[i]);
+    }
+  if (!done)
+    g_test_message ("not all finished within 120 s");
+  g_free (s.slots);
+  g_free (procs);
+  return bad;
+}
+
+static void
+test_many (gconstpointer data)
+{
+  g_test_summary ("200 processes at once, each finishing with its own exit "
+                  "code and output");
+  if (!use_backend (data))
+    return;
+  g_assert_cmpint (run_many (200, 0), ==, 0);
+  assert_no_children ();
+}
+
+static gpointer
+thread_main (gpointer data)
+{
+  GMainContext *ctx = g_main_context_new ();
+  int bad;
+
+  g_main_context_push_thread_default (ctx);
+  bad = run_many (25, GPOINTER_TO_INT (data));
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
+  return GINT_TO_POINTER (bad + 1);
+}
+
+static void
+test_threads (gconstpointer data)
+{
+  GThread *threads[4];
+  guint i;
+
+  g_test_summary ("4 threads start 25 processes each, each thread running "
+                  "its own thread-default GMainContext: every signal comes "
+                  "in the thread that started the process");
+  if (!use_backend (data))
+    return;
+  /* The main thread runs no context meanwhile: nothing may rely on it. */
+  for (i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("process-test", thread_main, GINT_TO_POINTER (i * 25));
+  for (i = 0; i < G_N_ELEMENTS (threads); i++)
+    g_assert_cmpint (GPOINTER_TO_INT (g_thread_join (threads[i])), ==, 1);
+  assert_no_children ();
+}
+
+static void
+test_dispose_kill (gconstpointer data)
+{
+  g_autofree char *dir = NULL, *out = NULL;
+  GError *error = NULL;
+  SpawnProcess *proc;
+  int before, round;
+  GPid pid;
+
+  g_test_summary ("dropping the last reference to a running process kills "
+                  "it (the default): it is gone from /proc, no zombie, none "
+                  "of our descriptors left, without any main loop running");
+  if (!use_backend (data))
+    return;
+  dir = g_dir_make_tmp ("spawn-process-dispose-XXXXXX", &error);
+  g_assert_no_error (error);
+  out = g_build_filename (dir, "out", NULL);
+  warm_up ();
+  before = -1;
+  /* The first round sets up what the library keeps for good (a reaper). */
+  for (round = 0; round < 2; round++)
+    {
+      if (round == 1)
+        before = count_fds ();
+      proc = helper_process ("sleep-print", "5000", "survived", NULL);
+      /* stdout to a file: an EPIPE or SIGPIPE cannot be what ends it. */
+      spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
+      start_ok (proc);
+      pid = spawn_process_get_pid (proc);
+      assert_alive (pid);
+      g_object_unref (proc);
+      assert_reaped (pid);
+      assert_file (out, "");
+    }
+  assert_fds_back_to (before);
+  assert_no_children ();
+  remove_tree (dir);
+}
+
+static void
+test_dispose_leave_running (gconstpointer data)
+{
+  g_autofree char *dir = NULL, *out = NULL;
+  GError *error = NULL;
+  SpawnProcess *proc;
+  int before, round;
+  GPid pid;
+
+  g_test_summary ("with SPAWN_DISPOSE_LEAVE_RUNNING the process outlives "
+                  "its object, runs to its end and is reaped without a main "
+                  "loop; none of our descriptors is left");
+  if (!use_backend (data))
+    return;
+  dir = g_dir_make_tmp ("spawn-process-leave-XXXXXX", &error);
+  g_assert_no_error (error);
+  out = g_build_filename (dir, "out", NULL);
+  warm_up ();
+  before = -1;
+  for (round = 0; round < 2; round++)
+    {
+      if (round == 1)
+        before = count_fds ();
+      g_assert_true (g_file_set_contents (out, "", 0, NULL));
+      proc = helper_process ("sleep-print", "500", "survived", NULL);
+      spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
+      spawn_process_set_dispose_policy (proc, SPAWN_DISPOSE_LEAVE_RUNNING);
+      start_ok (proc);
+      pid = spawn_process_get_pid (proc);
+      g_object_unref (proc);
+      assert_alive (pid);
+      assert_reaped (pid);
+      /* Its last act: it was not killed. */
+      assert_file (out, "survived");
+    }
+  assert_fds_back_to (before);
+  assert_no_children ();
+  remove_tree (dir);
+}
+
+static void
+test_kill_timeout (gconstpointer data)
+{
+  gint64 t0, elapsed;
+  SpawnProcess *proc;
+  Events ev;
+  int round;
+
+  g_test_summary ("the kill timeout SIGKILLs a process still running after "
+                  "it, emitting TIMED_OUT then CRASHED then \"finished\", "
+                  "from the main loop and from wait_for_finished(); a process "
+                  "that ends in time hears nothing of it");
+  if (!use_backend (data))
+    return;
+  for (round = 0; round < 2; round++)
+    {
+      proc = helper_process ("sleep", "100000", NULL);
+      events_watch (&ev, proc);
+      spawn_process_set_kill_timeout (proc, 300);
+      t0 = g_get_monotonic_time ();
+      start_ok (proc);
+      if (round == 0)
+        run_until_finished (&ev);
+      else
+        wait_finished_ok (proc, WAIT_MS);
+      elapsed = g_get_monotonic_time () - t0;
+      g_test_message ("killed after %" G_GINT64_FORMAT " us", elapsed);
+      g_assert_cmpint (elapsed, >=, 290 * 1000);
+      g_assert_cmpint (elapsed, <, 10 * G_USEC_PER_SEC);
+      assert_crashed (proc, &ev, SIGKILL);
+      g_assert_cmpstr (ev.log->str, ==, "started error:timed-out error:crashed finished");
+      g_object_unref (proc);
+      events_clear (&ev);
+    }
+
+  proc = helper_process ("exit", "5", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_kill_timeout (proc, 300);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 5);
+  /* Past the timeout: its timer must be gone. */
+  pump (600);
+  g_assert_cmpstr (ev.log->str, ==, "started finished");
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+static gboolean
+has_write_error (gpointer data)
+{
+  return has_error (data, SPAWN_PROCESS_ERROR_WRITE_ERROR);
+}
+
+/* SIGPIPE is still at its default disposition, not blocked nor pending. */
+static void
+assert_sigpipe_untouched (void)
+{
+  struct sigaction sa;
+  sigset_t set;
+
+  g_assert_no_errno (sigaction (SIGPIPE, NULL, &sa));
+  g_assert_true (sa.sa_handler == SIG_DFL);
+  g_assert_no_errno (sigprocmask (SIG_BLOCK, NULL, &set));
+  g_assert_false (sigismember (&set, SIGPIPE));
+  g_assert_no_errno (sigpending (&set));
+  g_assert_false (sigismember (&set, SIGPIPE));
+}
+
+static void
+test_write_closed_stdin (gconstpointer data)
+{
+  g_autofree guint8 *junk = pattern (200000);
+  GError *error = NULL;
+  SpawnProcess *proc;
+  LineWait w;
+  sigset_t set;
+  Events ev;
+  int round;
+
+  g_test_summary ("writing to a child that closed its stdin gives "
+                  "WRITE_ERROR and no SIGPIPE, with SIGPIPE at SIG_DFL: when "
+                  "it closed before the write, and when it closes with input "
+                  "still buffered, seen by the main loop and by "
+                  "wait_for_bytes_written(); the child runs on");
+  if (!use_backend (data))
+    return;
+  if (!isolated ())
+    return;
+  signal (SIGPIPE, SIG_DFL);
+  sigemptyset (&set);
+  sigaddset (&set, SIGPIPE);
+  g_assert_no_errno (sigprocmask (SIG_UNBLOCK, &set, NULL));
+  w.channel = SPAWN_PROCESS_STDOUT;
+
+  for (round = 0; round < 3; round++)
+    {
+      proc = helper_process (round == 0 ? "close-stdin-sleep" : "close-stdin-on-usr1",
+                             "100000", NULL);
+      events_watch (&ev, proc);
+      w.proc = proc;
+      start_ok (proc);
+      if (round == 0)
+        {
+          g_assert_true (iterate_until (has_line, &w, WAIT_MS));
+          assert_line (proc, "closed");
+          /* The write may be tried at once, or later from the main loop. */
+          if (!spawn_process_write (proc, junk, 100000, &error))
+            {
+              g_test_message ("write failed at once: %s", error->message);
+              g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR);
+              g_clear_error (&error);
+            }
+          g_assert_true (iterate_until (has_write_error, &ev, WAIT_MS));
+        }
+      else
+        {
+          g_assert_true (iterate_until (has_line, &w, WAIT_MS));
+          assert_line (proc, "ready");
+          /* It reads nothing: more than a pipe holds stays with us. */
+          g_assert_true (spawn_process_write (proc, junk, 200000, &error));
+          g_assert_no_error (error);
+          g_assert_cmpuint (spawn_process_get_bytes_to_write (proc), >, 0);
+          g_assert_true (spawn_child_send_signal (spawn_process_get_child (proc),
+                                                  SIGUSR1, &error));
+          g_assert_no_error (error);
+          if (round == 1)
+            g_assert_true (iterate_until (has_write_error, &ev, WAIT_MS));
+          else
+            {
+              g_assert_false (spawn_process_wait_for_bytes_written (proc, WAIT_MS, &error));
+              g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR);
+              g_clear_error (&error);
+            }
+        }
+      g_assert_cmpstr (ev.log->str, ==, "started error:write-error");
+      assert_sigpipe_untouched ();
+      g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
+      assert_alive (spawn_process_get_pid (proc));
+      g_assert_true (spawn_process_kill (proc, &error));
+      g_assert_no_error (error);
+      run_until_finished (&ev);
+      assert_crashed (proc, &ev, SIGKILL);
+      g_object_unref (proc);
+      events_clear (&ev);
+    }
+  assert_sigpipe_untouched ();
+}
+
+static void
+test_channel_file (gconstpointer data)
+{
+  g_autofree char *dir = NULL, *out = NULL, *err = NULL, *in = NULL;
+  GError *error = NULL;
+  SpawnProcess *proc;
+  Events ev;
+
+  g_test_summary ("FILE channels: stdout and stderr truncate or append, "
+                  "stdin reads the file, stderr MERGE follows stdout into "
+                  "its file; nothing reaches our buffers");
+  if (!use_backend (data))
+    return;
+  dir = g_dir_make_tmp ("spawn-process-file-XXXXXX", &error);
+  g_assert_no_error (error);
+  out = g_build_filename (dir, "out", NULL);
+  err = g_build_filename (dir, "err", NULL);
+  in = g_build_filename (dir, "in", NULL);
+
+  g_assert_true (g_file_set_contents (out, "old content, longer than the new\n", -1, NULL));
+  proc = helper_process ("lines", "2", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
+  g_assert_cmpint (spawn_process_get_channel_mode (proc, SPAWN_PROCESS_STDOUT), ==,
+                   SPAWN_CHANNEL_FILE);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  assert_file (out, "line 0\nline 1\nend");
+  g_assert_cmpint (ev.ready_stdout, ==, 0);
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT, "");
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  proc = helper_process ("lines", "1", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, TRUE);
+  start_ok (proc);
+  wait_finished_ok (proc, WAIT_MS);
+  assert_exited (proc, &ev, 0);
+  assert_file (out, "line 0\nline 1\nendline 0\nend");
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  proc = helper_process ("interleave", "2", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDERR, err, FALSE);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  assert_file (err, "err 0\nerr 1\n");
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT, "out 0\nout 1\n");
+  assert_read_all (proc, SPAWN_PROCESS_STDERR, "");
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  /* cat ends at the file's end: no close_write_channel () needed. */
+  g_assert_true (g_file_set_contents (in, "from a file\n", -1, NULL));
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDIN, in, FALSE);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT, "from a file\n");
+  assert_file (in, "from a file\n");
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  proc = helper_process ("interleave", "2", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_MERGE);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  assert_file (out, "out 0\nerr 0\nout 1\nerr 1\n");
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT, "");
+  assert_read_all (proc, SPAWN_PROCESS_STDERR, "");
+  g_object_unref (proc);
+  events_clear (&ev);
+  remove_tree (dir);
+}
+
+static void
+test_channel_discard (gconstpointer data)
+{
+  SpawnProcess *proc;
+  Events ev;
+
+  g_test_summary ("DISCARD channels are /dev/null: output is written (the "
+                  "helper checks) and lost, stdin reads EOF at once");
+  if (!use_backend (data))
+    return;
+  /* interleave exits 1 if a write fails: a closed fd would show. */
+  proc = helper_process ("interleave", "2", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_DISCARD);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  g_assert_cmpint (ev.ready_stdout, ==, 0);
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT, "");
+  assert_read_all (proc, SPAWN_PROCESS_STDERR, "err 0\nerr 1\n");
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  proc = helper_process ("interleave", "2", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_DISCARD);
+  start_ok (proc);
+  wait_finished_ok (proc, WAIT_MS);
+  assert_exited (proc, &ev, 0);
+  g_assert_cmpint (ev.ready_stderr, ==, 0);
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT, "out 0\nout 1\n");
+  assert_read_all (proc, SPAWN_PROCESS_STDERR, "");
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_DISCARD);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT, "");
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+static void
+test_channel_forward (gconstpointer data)
+{
+  GBytes *out = NULL, *err = NULL;
+  GError *error = NULL;
+  SpawnExitInfo info;
+  SpawnProcess *proc;
+  const char *lines[] = { helper, "lines", "1", NULL };
+  const char *to_stderr[] = { helper, "stderr", "execute-err", NULL };
+  Events ev;
+
+  g_test_summary ("FORWARD channels share our own stdio, for start() and "
+                  "for the NULL out pointers of execute()");
+  if (!use_backend (data))
+    return;
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      g_test_trap_assert_stdout ("*out 0\nout 1\n*line 0\nend*");
+      g_test_trap_assert_stderr ("*err 0\nerr 1\n*execute-err*");
+      return;
+    }
+  proc = helper_process ("interleave", "2", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_FORWARD);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_FORWARD);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  assert_read_all (proc, SPAWN_PROCESS_STDOUT, "");
+  assert_read_all (proc, SPAWN_PROCESS_STDERR, "");
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  /* Our stdin here is /dev/null (g_test_trap_subprocess): cat ends. */
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_FORWARD);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  g_assert_true (spawn_process_execute (lines, WAIT_MS, NULL, &err, &info, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (err), ==, 0);
+  g_clear_pointer (&err, g_bytes_unref);
+  g_assert_true (spawn_process_execute (to_stderr, WAIT_MS, &out, NULL, &info, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (out), ==, 0);
+  g_clear_pointer (&out, g_bytes_unref);
+}
+
+static void
+test_bad_file (gconstpointer data)
+{
+  g_autofree char *dir = NULL, *out = NULL, *out_contents = NULL;
+  struct {
+    SpawnProcessChannel channel;
+    const char *path;
+    int code;   /* in SPAWN_ERROR, or -1: any */
+  } cases[] = {
+    { SPAWN_PROCESS_STDIN, "/nonexistent/dir/in", SPAWN_ERROR_NOENT },
+    { SPAWN_PROCESS_STDOUT, "/nonexistent/dir/out", SPAWN_ERROR_NOENT },
+    { SPAWN_PROCESS_STDERR, "/nonexistent/dir/err", SPAWN_ERROR_NOENT },
+    { SPAWN_PROCESS_STDOUT, NULL /* the directory */, -1 },
+  };
+  GError *error = NULL;
+  int before;
+  guint i;
+
+  g_test_summary ("a FILE channel that cannot be opened fails start() with "
+                  "FAILED_TO_START; the program does not run, nothing is left");
+  if (!use_backend (data))
+    return;
+  dir = g_dir_make_tmp ("spawn-process-badfile-XXXXXX", &error);
+  g_assert_no_error (error);
+  out = g_build_filename (dir, "out", NULL);
+  warm_up ();
+  before = count_fds ();
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      /* Its stdout, where it is not the bad one, would show it ran. */
+      SpawnProcess *proc = helper_process ("lines", "1", NULL);
+      Events ev;
+
+      events_watch (&ev, proc);
+      if (cases[i].channel != SPAWN_PROCESS_STDOUT)
+        spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
+      spawn_process_set_channel_file (proc, cases[i].channel,
+                                      cases[i].path ? cases[i].path : dir, FALSE);
+      g_assert_false (spawn_process_start (proc, &error));
+      g_assert_nonnull (error);
+      g_test_message ("%s", error->message);
+      g_assert_true (error->domain == SPAWN_ERROR);
+      if (cases[i].code >= 0)
+        g_assert_error (error, SPAWN_ERROR, cases[i].code);
+      g_clear_error (&error);
+      g_assert_cmpstr (ev.log->str, ==, "error:failed-to-start");
+      g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+      pump (50);
+      g_assert_cmpstr (ev.log->str, ==, "error:failed-to-start");
+      g_object_unref (proc);
+      events_clear (&ev);
+    }
+  if (g_file_get_contents (out, &out_contents, NULL, NULL))
+    g_assert_cmpstr (out_contents, ==, "");
+  g_assert_cmpint (count_fds (), ==, before);
+  assert_no_children ();
+  remove_tree (dir);
+}
+
+static void
+test_execute (gconstpointer data)
+{
+  const char *both[] = { helper, "interleave", "3", NULL };
+  const char *seven[] = { helper, "exit", "7", NULL };
+  const char *cat[] = { helper, "cat", NULL };
+  const char *missing[] = { "no-such-program-anywhere", NULL };
+  const char *sleeper[] = { helper, "sleep", "100000", NULL };
+  GBytes *out = NULL, *err = NULL;
+  GError *error = NULL;
+  SpawnExitInfo info;
+  gint64 t0, elapsed;
+
+  g_test_summary ("execute() runs a program to its end and returns its "
+                  "output and exit; stdin is /dev/null; a timeout kills and "
+                  "reaps it and fails with TIMED_OUT");
+  if (!use_backend (data))
+    return;
+  g_assert_true (spawn_process_execute (both, WAIT_MS, &out, &err, &info, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (out, NULL), g_bytes_get_size (out),
+                   "out 0\nout 1\nout 2\n", 18);
+  g_assert_cmpmem (g_bytes_get_data (err, NULL), g_bytes_get_size (err),
+                   "err 0\nerr 1\nerr 2\n", 18);
+  g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
+  g_assert_cmpint (info.status, ==, 0);
+  g_assert_true (info.have_times);
+  g_clear_pointer (&out, g_bytes_unref);
+  g_clear_pointer (&err, g_bytes_unref);
+
+  /* An exit status is a result, not an error. */
+  g_assert_true (spawn_process_execute (seven, WAIT_MS, &out, &err, &info, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
+  g_assert_cmpint (info.status, ==, 7);
+  g_assert_nonnull (out);
+  g_assert_cmpuint (g_bytes_get_size (out), ==, 0);
+  g_clear_pointer (&out, g_bytes_unref);
+  g_clear_pointer (&err, g_bytes_unref);
+
+  /* cat would wait for ever on a pipe; on /dev/null it ends. */
+  g_assert_true (spawn_process_execute (cat, WAIT_MS, &out, &err, &info, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
+  g_assert_cmpint (info.status, ==, 0);
+  g_assert_cmpuint (g_bytes_get_size (out), ==, 0);
+  g_clear_pointer (&out, g_bytes_unref);
+  g_clear_pointer (&err, g_bytes_unref);
+
+  g_assert_false (spawn_process_execute (missing, WAIT_MS, &out, &err, &info, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_clear_error (&error);
+  g_clear_pointer (&out, g_bytes_unref);
+  g_clear_pointer (&err, g_bytes_unref);
+
+  t0 = g_get_monotonic_time ();
+  g_assert_false (spawn_process_execute (sleeper, 300, &out, &err, &info, &error));
+  elapsed = g_get_monotonic_time () - t0;
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
+  g_clear_error (&error);
+  g_clear_pointer (&out, g_bytes_unref);
+  g_clear_pointer (&err, g_bytes_unref);
+  g_test_message ("timed out after %" G_GINT64_FORMAT " us", elapsed);
+  g_assert_cmpint (elapsed, >=, 290 * 1000);
+  g_assert_cmpint (elapsed, <, 10 * G_USEC_PER_SEC);
+  assert_no_children ();
+}
+
+static void
+test_cpu_times (gconstpointer data)
+{
+  SpawnExitInfo info;
+  SpawnProcess *proc;
+  Events ev;
+
+  g_test_summary ("\"finished\" carries the child's CPU times");
+  if (!use_backend (data))
+    return;
+  proc = helper_process ("busy", "300", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  g_test_message ("utime %" G_GUINT64_FORMAT " us, stime %" G_GUINT64_FORMAT " us",
+                  ev.info.utime_usec, ev.info.stime_usec);
+  g_assert_true (ev.info.have_times);
+  /* 300 ms burnt, mostly in user mode; ticks and a busy host blur it. */
+  g_assert_cmpuint (ev.info.utime_usec, >=, 200000);
+  g_assert_true (spawn_process_get_exit_info (proc, &info));
+  g_assert_cmpuint (info.utime_usec, ==, ev.info.utime_usec);
+  g_assert_cmpuint (info.stime_usec, ==, ev.info.stime_usec);
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+static void
+test_output_before_finished (gconstpointer data)
+{
+  const int n = 20000;
+  GString *want_out = g_string_new (NULL), *want_err = g_string_new (NULL);
+  SpawnProcess *proc;
+  Events ev;
+  int i, round;
+
+  g_test_summary ("by \"finished\", all the child wrote to stdout and "
+                  "stderr (far more than a pipe holds) is in the buffers, "
+                  "from the main loop and from wait_for_finished()");
+  if (!use_backend (data))
+    return;
+  for (i = 0; i < n; i++)
+    {
+      g_string_append_printf (want_out, "out %d\n", i);
+      g_string_append_printf (want_err, "err %d\n", i);
+    }
+  for (round = 0; round < 2; round++)
+    {
+      char arg[16];
+
+      g_snprintf (arg, sizeof (arg), "%d", n);
+      proc = helper_process ("interleave", arg, NULL);
+      events_watch (&ev, proc);
+      /* Read only in "finished": what is not there by then is lost. */
+      g_signal_handlers_disconnect_by_func (proc, on_ready_stdout, &ev);
+      g_signal_handlers_disconnect_by_func (proc, on_ready_stderr, &ev);
+      ev.collect = TRUE;
+      start_ok (proc);
+      if (round == 0)
+        run_until_finished (&ev);
+      else
+        wait_finished_ok (proc, WAIT_MS);
+      assert_exited (proc, &ev, 0);
+      g_assert_cmpmem (ev.out->data, ev.out->len, want_out->str, want_out->len);
+      g_assert_cmpmem (ev.err->data, ev.err->len, want_err->str, want_err->len);
+      /* ... and nothing came after. */
+      pump (50);
+      g_assert_cmpuint (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT), ==, 0);
+      g_assert_cmpuint (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDERR), ==, 0);
+      g_object_unref (proc);
+      events_clear (&ev);
+    }
+  g_string_free (want_out, TRUE);
+  g_string_free (want_err, TRUE);
+}
+
+static void
+test_pipe_held_open (gconstpointer data)
+{
+  g_autofree char *script = NULL, *out = NULL;
+  const char *argv[] = { "sh", "-c", NULL, NULL };
+  SpawnProcess *proc;
+  GPid grandchild;
+  Events ev;
+
+  g_test_summary ("\"finished\" comes when the process exits even though a "
+                  "grandchild still holds its stdout open");
+  if (!use_backend (data))
+    return;
+  script = g_strdup_printf ("'%s' sleep 100000 & echo $!", helper);
+  argv[2] = script;
+  proc = spawn_process_new (argv);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  run_until_finished (&ev);
+  assert_exited (proc, &ev, 0);
+  out = read_all_str (proc, SPAWN_PROCESS_STDOUT);
+  grandchild = atoi (out);
+  g_assert_cmpint (grandchild, >, 0);
+  assert_alive (grandchild);
+  g_assert_no_errno (kill (grandchild, SIGKILL));
+  /* Not ours to reap (sh's child, now init's): just see it die. */
+  assert_dead (grandchild);
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *dir = g_path_get_dirname (self);
+  struct {
+    const char *name;
+    GTestDataFunc func;
+  } cases[] = {
+    { "exit-codes", test_exit_codes },
+    { "crash", test_crash },
+    { "not-found", test_not_found },
+    { "wait-timeout", test_wait_timeout },
+    { "terminate-kill", test_terminate_kill },
+    { "echo-main-loop", test_echo_main_loop },
+    { "echo-blocking", test_echo_blocking },
+    { "merged", test_merged },
+    { "read-line", test_read_line },
+    { "close-write-channel", test_close_write_channel },
+    { "stdout-closed-early", test_stdout_closed_early },
+    { "output-before-finished", test_output_before_finished },
+    { "pipe-held-open", test_pipe_held_open },
+    { "environment", test_environment },
+    { "working-directory", test_working_directory },
+    { "start-detached", test_start_detached },
+    { "many", test_many },
+    { "threads", test_threads },
+    { "dispose-kill", test_dispose_kill },
+    { "dispose-leave-running", test_dispose_leave_running },
+    { "kill-timeout", test_kill_timeout },
+    { "write-closed-stdin", test_write_closed_stdin },
+    { "channel-file", test_channel_file },
+    { "channel-discard", test_channel_discard },
+    { "channel-forward", test_channel_forward },
+    { "bad-file", test_bad_file },
+    { "execute", test_execute },
+    { "cpu-times", test_cpu_times },
+  };
+  guint b, c;
+
+  g_test_init (&argc, &argv, NULL);
+  helper = g_build_filename (dir, "spawn-helper", NULL);
+
+  for (b = 0; b < G_N_ELEMENTS (all_backends); b++)
+    for (c = 0; c < G_N_ELEMENTS (cases); c++)
+      {
+        char *path = g_strdup_printf ("/spawn/process/%s/%s",
+                                      spawn_backend_to_string (all_backends[b]),
+                                      cases[c].name);
+        g_test_add_data_func (path, GINT_TO_POINTER (all_backends[b]), cases[c].func);
+        g_free (path);
+      }
+  return g_test_run ();
+}
