@@ -660,6 +660,7 @@ spawn_process_start (SpawnProcess *self, GError **error)
   for (i = 0; i < 3; i++)
     reset_channel (&self->channels[i]);
   self->have_exit = FALSE;
+  memset (&self->exit_info, 0, sizeof self->exit_info);
   set_state (self, SPAWN_PROCESS_STARTING);
 
   child = launch (self, FALSE, &local_error);
@@ -1094,7 +1095,8 @@ spawn_process_get_exit_code (SpawnProcess *self)
  * @self: a process
  *
  * Returns: %SPAWN_PROCESS_EXIT_CRASH if a signal ended the process (or its
- *   status was lost), else %SPAWN_PROCESS_EXIT_NORMAL
+ *   status was lost), else %SPAWN_PROCESS_EXIT_NORMAL (also before the
+ *   process has finished)
  */
 SpawnProcessExitStatus
 spawn_process_get_exit_status (SpawnProcess *self)
@@ -1183,7 +1185,8 @@ spawn_process_can_read_line (SpawnProcess *self, SpawnProcessChannel channel)
  *
  * Takes one line from the buffer of @channel, without its newline.  Once
  * the process has closed @channel, a last line without a newline is
- * returned too.
+ * returned too.  This is for text: a line holding a NUL byte reads as
+ * cut there; use spawn_process_read_all() for binary output.
  *
  * Returns: (transfer full) (nullable): the line, or %NULL if no whole line
  *   is buffered

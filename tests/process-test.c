@@ -736,6 +736,13 @@ test_crash (gconstpointer data)
       g_assert_true (spawn_process_get_exit_info (proc, &info));
       g_assert_cmpint (info.kind, ==, SPAWN_EXIT_KILLED);
       g_assert_cmpint (info.status, ==, sigs[i]);
+      /* Started again, it forgets the crash until it ends again. */
+      start_ok (proc);
+      g_assert_cmpint (spawn_process_get_exit_status (proc), ==, SPAWN_PROCESS_EXIT_NORMAL);
+      g_assert_cmpint (spawn_process_get_exit_code (proc), ==, -1);
+      g_assert_false (spawn_process_get_exit_info (proc, &info));
+      wait_finished_ok (proc, WAIT_MS);
+      g_assert_cmpint (spawn_process_get_exit_status (proc), ==, SPAWN_PROCESS_EXIT_CRASH);
       g_object_unref (proc);
       events_clear (&ev);
     }
