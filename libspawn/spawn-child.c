@@ -24,10 +24,9 @@
 G_GNUC_NORETURN static void
 report (const SpawnLaunch *l, SpawnChildStep step, int errnum)
 {
-  int msg[2] = { step, errnum };
-  ssize_t n G_GNUC_UNUSED;
-
-  n = write (l->error_pipe, msg, sizeof (msg));
+  /* Our parent's memory: it reads this when we are gone. */
+  l->report->step = step;
+  l->report->errnum = errnum != 0 ? errnum : EIO;
   _exit (127);
 }
 
@@ -125,9 +124,7 @@ setup_fds (SpawnLaunch *l)
   gsize i;
   int fd;
 
-  /* First lift every source above every target, then place them.  The
-   * report pipe too: with our stdio closed it may be fd 0, 1 or 2. */
-  l->error_pipe = lift (l, l->error_pipe, floor);
+  /* First lift every source above every target, then place them. */
   for (fd = 0; fd < 3; fd++)
     stdio[fd] = lift (l, l->fds[fd], floor);
   for (i = 0; i < l->n_fds; i++)

@@ -9,6 +9,12 @@
 
 #include "spawn.h"
 
+/* What a child that fails before exec leaves for its parent. */
+typedef struct {
+  int step;                  /* a SpawnChildStep */
+  int errnum;                /* 0: it exec'd (or died in exec) */
+} SpawnChildReport;
+
 /* Everything the child needs between clone and exec, prepared by the parent
  * so that the child only makes async-signal-safe calls (signal-safety(7)):
  * no malloc, no locks, no stdio.  It shares the parent's memory
@@ -31,7 +37,11 @@ typedef struct {
   GSpawnChildSetupFunc child_setup;
   gpointer child_setup_data;
   sigset_t parent_mask;      /* restored in the child before exec */
-  int error_pipe;            /* write end; carries errno if exec fails */
+  /* In the parent's memory, which the child shares (CLONE_VM); read
+   * when CLONE_VFORK lets the parent go, that is once the child has
+   * exec'd or exited.  No pipe: the parent would resume at the exec's
+   * mm switch and then sleep until the exec closes a CLOEXEC write end. */
+  SpawnChildReport *report;
 } SpawnLaunch;
 
 #define SPAWN_FD_NULL    (-1) /* /dev/null */

@@ -447,7 +447,8 @@ spawn_async_fd (const char          *working_directory,
   const SpawnBackendOps *ops;
   SpawnLaunch launch = { 0 };
   SpawnChild *child = NULL;
-  int in_pipe[2], out_pipe[2], err_pipe[2], report_pipe[2] = { -1, -1 };
+  int in_pipe[2], out_pipe[2], err_pipe[2];
+  SpawnChildReport report = { 0, 0 };
   const char *path = NULL;
   char **shell_argv = NULL;
   int *lifted = NULL;
@@ -455,8 +456,6 @@ spawn_async_fd (const char          *working_directory,
   sigset_t all;
   gsize i, j, argc;
   int saved_errno = errno;
-  int msg[2];
-  ssize_t n;
   int err;
 
   g_return_val_if_fail (argv != NULL && argv[0] != NULL, NULL);
@@ -514,8 +513,7 @@ spawn_async_fd (const char          *working_directory,
 
   if ((err = open_pipe (in_pipe, stdin_pipe_out != NULL)) < 0 ||
       (err = open_pipe (out_pipe, stdout_pipe_out != NULL)) < 0 ||
-      (err = open_pipe (err_pipe, stderr_pipe_out != NULL)) < 0 ||
-      (err = open_pipe (report_pipe, TRUE)) < 0)
+      (err = open_pipe (err_pipe, stderr_pipe_out != NULL)) < 0)
     goto out;
   launch.fds[0] = child_stdio (in_pipe[0], stdin_fd,
                                flags & G_SPAWN_STDIN_FROM_DEV_NULL,
@@ -524,7 +522,7 @@ spawn_async_fd (const char          *working_directory,
                                flags & G_SPAWN_STDOUT_TO_DEV_NULL, TRUE);
   launch.fds[2] = child_stdio (err_pipe[1], stderr_fd,
                                flags & G_SPAWN_STDERR_TO_DEV_NULL, TRUE);
-  launch.error_pipe = report_pipe[1];
+  launch.report = &report;
 
   child = g_new0 (SpawnChild, 1);
   child->ref_count = 1;
@@ -542,20 +540,15 @@ spawn_async_fd (const char          *working_directory,
   /* A pidfd or clone fd in 0-2 would become a later child's stdio. */
   child->fd = _spawn_fd_above_stdio (child->fd);
 
-  /* CLONE_VFORK: the child has exec'd or exited by now.  EOF: exec'd. */
-  close (report_pipe[1]);
-  report_pipe[1] = -1;
-  do
-    n = read (report_pipe[0], msg, sizeof (msg));
-  while (n < 0 && errno == EINTR);
-  if (n == sizeof (msg))
+  /* CLONE_VFORK: the child has exec'd or exited by now, and said which. */
+  if (report.errnum != 0)
     {
       ops->discard (child);
       child->collected = TRUE; /* reaped by discard() */
       g_propagate_error (error,
-                         _spawn_error_new (msg[1], "%s “%s”",
-                                           step_name (msg[0]),
-                                           msg[0] == SPAWN_CHILD_STEP_CHDIR
+                         _spawn_error_new (report.errnum, "%s “%s”",
+                                           step_name (report.step),
+                                           report.step == SPAWN_CHILD_STEP_CHDIR
                                              ? working_directory : argv[0]));
       err = 0;
       g_clear_pointer (&child, spawn_child_unref);
@@ -588,7 +581,6 @@ out:
   close_pair (in_pipe);
   close_pair (out_pipe);
   close_pair (err_pipe);
-  close_pair (report_pipe);
   g_free (stack);
   g_free (lifted);
   g_free (shell_argv);
