@@ -17,49 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "spawn-process.h"
+#include "testutil.h"
 
 /* Generous bounds for things that take milliseconds when all is well. */
 #define WAIT_MS 30000
 #define ECHO_SIZE (10 * 1024 * 1024)
-
-static char *helper;
-
-static const SpawnBackend all_backends[] = {
-  SPAWN_BACKEND_CLONEFD, SPAWN_BACKEND_PIDFD, SPAWN_BACKEND_SIGCHLD,
-};
-
-/* For cases that change process-wide state: TRUE in the subprocess that
- * runs the body; in the test process, run it there and check it passed. */
-static gboolean
-isolated (void)
-{
-  if (g_test_subprocess ())
-    return TRUE;
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
-  return FALSE;
-}
-
-static gboolean
-use_backend (gconstpointer data)
-{
-  SpawnBackend b = GPOINTER_TO_INT (data);
-  GError *error = NULL;
-
-  if (!spawn_backend_is_available (b))
-    {
-      g_test_skip_printf ("backend %s is not available on this kernel",
-                          spawn_backend_to_string (b));
-      return FALSE;
-    }
-  g_assert_true (spawn_set_backend (b, &error));
-  g_assert_no_error (error);
-  return TRUE;
-}
 
 /* ---- what a process emits ---- */
 
@@ -330,7 +295,7 @@ helper_process (const char *cmd, ...)
   const char *a;
   va_list ap;
 
-  g_ptr_array_add (argv, helper);
+  g_ptr_array_add (argv, (gpointer) testutil_helper);
   va_start (ap, cmd);
   for (a = cmd; a != NULL; a = va_arg (ap, const char *))
     g_ptr_array_add (argv, (gpointer) a);
@@ -358,6 +323,17 @@ wait_finished_ok (SpawnProcess *proc, int timeout_ms)
 
   g_assert_true (spawn_process_wait_for_finished (proc, timeout_ms, &error));
   g_assert_no_error (error);
+}
+
+/* Until @proc has finished: through the main loop, or if @blocking
+ * through wait_for_finished(). */
+static void
+await_finished (SpawnProcess *proc, Events *ev, gboolean blocking)
+{
+  if (blocking)
+    wait_finished_ok (proc, WAIT_MS);
+  else
+    run_until_finished (ev);
 }
 
 /* Everything buffered on @channel, as a string (the helpers print text). */
@@ -425,19 +401,6 @@ assert_crashed (SpawnProcess *proc, Events *ev, int sig)
 
 /* ---- the system's view ---- */
 
-static int
-count_fds (void)
-{
-  GDir *d = g_dir_open ("/proc/self/fd", 0, NULL);
-  int n = 0;
-
-  g_assert_nonnull (d);
-  while (g_dir_read_name (d) != NULL)
-    n++;
-  g_dir_close (d);
-  return n;
-}
-
 /* Poll until we hold @want descriptors again: a background reaper may
  * close a process's last one just after the process has gone. */
 static void
@@ -447,7 +410,7 @@ assert_fds_back_to (int want)
 
   for (i = 0; i < 1000; i++)
     {
-      n = count_fds ();
+      n = testutil_count_fds ();
       if (n == want)
         return;
       g_usleep (10 * 1000);
@@ -482,10 +445,11 @@ assert_alive (GPid pid)
     g_error ("PID %d should be running, state is %c", (int) pid, state ? state : '-');
 }
 
-/* Poll until process @pid is gone from /proc: ended and reaped.  A zombie
- * stays, so 10 s tells a leak from a slow machine. */
+/* Poll until process @pid has ended: if @reaped, until it is gone from
+ * /proc (a zombie stays, so 10 s tells a leak from a slow machine); else
+ * until it has died, a zombie counting (its reaper may be someone else). */
 static void
-assert_reaped (GPid pid)
+assert_ended (GPid pid, gboolean reaped)
 {
   char state = 0;
   int i;
@@ -493,46 +457,12 @@ assert_reaped (GPid pid)
   for (i = 0; i < 1000; i++)
     {
       state = process_state (pid);
-      if (state == 0)
+      if (state == 0 || (!reaped && (state == 'Z' || state == 'X')))
         return;
       g_usleep (10 * 1000);
     }
-  g_error ("PID %d is still there after 10 s, state %c", (int) pid, state);
-}
-
-/* Poll until process @pid has died; a zombie counts, its reaper may be
- * someone else. */
-static void
-assert_dead (GPid pid)
-{
-  char state = 0;
-  int i;
-
-  for (i = 0; i < 1000; i++)
-    {
-      state = process_state (pid);
-      if (state == 0 || state == 'Z' || state == 'X')
-        return;
-      g_usleep (10 * 1000);
-    }
-  g_error ("PID %d still runs after 10 s, state %c", (int) pid, state);
-}
-
-/* No child of ours left, running or zombie (see spawn-test.c). */
-static void
-assert_no_children (void)
-{
-  siginfo_t si;
-  int i;
-
-  for (i = 0; i < 500; i++)
-    {
-      if (waitid (P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 &&
-          errno == ECHILD)
-        return;
-      g_usleep (10 * 1000);
-    }
-  g_error ("a child of ours is still there after 5 s");
+  g_error ("PID %d %s after 10 s, state %c", (int) pid,
+           reaped ? "is still there" : "still runs", state);
 }
 
 static guint64
@@ -631,7 +561,7 @@ test_exit_codes (gconstpointer data)
                   "main loop and through wait_for_finished(); \"started\" "
                   "comes from inside start(); the states go STARTING, "
                   "RUNNING, NOT_RUNNING; argv[0] is looked up in PATH");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   for (i = 0; i < G_N_ELEMENTS (codes); i++)
     {
@@ -657,14 +587,11 @@ test_exit_codes (gconstpointer data)
       g_assert_cmpint (spawn_child_get_pid (spawn_process_get_child (proc)), ==,
                        spawn_process_get_pid (proc));
       g_assert_cmpint (spawn_child_get_backend (spawn_process_get_child (proc)), ==,
-                       GPOINTER_TO_INT (data));
+                       testutil_backend (data));
       g_assert_true (spawn_process_wait_for_started (proc, 1000, &error));
       g_assert_no_error (error);
 
-      if (i % 2 == 0)
-        run_until_finished (&ev);
-      else
-        wait_finished_ok (proc, WAIT_MS);
+      await_finished (proc, &ev, i % 2 == 1);
       assert_exited (proc, &ev, codes[i]);
       g_assert_cmpint (ev.exit_code_in_finished, ==, codes[i]);
       g_assert_cmpstr (ev.log->str, ==, "started finished");
@@ -714,7 +641,7 @@ test_crash (gconstpointer data)
 
   g_test_summary ("a process ended by a signal is a CRASH whose exit code is "
                   "the signal; CRASHED is emitted before \"finished\"");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   for (i = 0; i < G_N_ELEMENTS (sigs); i++)
     {
@@ -727,10 +654,7 @@ test_crash (gconstpointer data)
       proc = helper_process ("kill", sig, NULL);
       events_watch (&ev, proc);
       start_ok (proc);
-      if (i % 2 == 0)
-        run_until_finished (&ev);
-      else
-        wait_finished_ok (proc, WAIT_MS);
+      await_finished (proc, &ev, i % 2 == 1);
       assert_crashed (proc, &ev, sigs[i]);
       g_assert_cmpstr (ev.log->str, ==, "started error:crashed finished");
       g_assert_true (spawn_process_get_exit_info (proc, &info));
@@ -762,10 +686,10 @@ test_not_found (gconstpointer data)
   g_test_summary ("a program that does not exist: start() fails with "
                   "SPAWN_ERROR_NOENT, FAILED_TO_START is emitted, \"started\" "
                   "never is, the state stays NOT_RUNNING, nothing is left behind");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   warm_up ();
-  before = count_fds ();
+  before = testutil_count_fds ();
   for (i = 0; i < G_N_ELEMENTS (missing); i++)
     {
       SpawnProcess *proc = spawn_process_new (missing[i]);
@@ -794,8 +718,8 @@ test_not_found (gconstpointer data)
       g_object_unref (proc);
       events_clear (&ev);
     }
-  g_assert_cmpint (count_fds (), ==, before);
-  assert_no_children ();
+  g_assert_cmpint (testutil_count_fds (), ==, before);
+  testutil_assert_no_children ();
 }
 
 static void
@@ -810,7 +734,7 @@ test_wait_timeout (gconstpointer data)
   g_test_summary ("wait_for_finished() and wait_for_ready_read() on a "
                   "sleeping, silent child time out with TIMED_OUT after "
                   "about the time asked, and the child runs on");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   proc = helper_process ("sleep", "100000", NULL);
   events_watch (&ev, proc);
@@ -847,6 +771,20 @@ test_wait_timeout (gconstpointer data)
   events_clear (&ev);
 }
 
+/* terminate() and kill() fail on @proc: it does not run. */
+static void
+assert_signals_refused (SpawnProcess *proc)
+{
+  GError *error = NULL;
+
+  g_assert_false (spawn_process_terminate (proc, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  g_clear_error (&error);
+  g_assert_false (spawn_process_kill (proc, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  g_clear_error (&error);
+}
+
 static void
 test_terminate_kill (gconstpointer data)
 {
@@ -857,16 +795,11 @@ test_terminate_kill (gconstpointer data)
   g_test_summary ("terminate() ends a process with SIGTERM, kill() with "
                   "SIGKILL, each reported as a crash; both fail on a process "
                   "that is not running");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   proc = helper_process ("sleep", "100000", NULL);
   events_watch (&ev, proc);
-  g_assert_false (spawn_process_terminate (proc, &error));
-  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
-  g_clear_error (&error);
-  g_assert_false (spawn_process_kill (proc, &error));
-  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
-  g_clear_error (&error);
+  assert_signals_refused (proc);
 
   start_ok (proc);
   g_assert_true (spawn_process_terminate (proc, &error));
@@ -875,12 +808,7 @@ test_terminate_kill (gconstpointer data)
   assert_crashed (proc, &ev, SIGTERM);
   g_assert_cmpstr (ev.log->str, ==, "started error:crashed finished");
 
-  g_assert_false (spawn_process_terminate (proc, &error));
-  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
-  g_clear_error (&error);
-  g_assert_false (spawn_process_kill (proc, &error));
-  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
-  g_clear_error (&error);
+  assert_signals_refused (proc);
   g_object_unref (proc);
   events_clear (&ev);
 
@@ -907,7 +835,7 @@ test_echo_main_loop (gconstpointer data)
 
   g_test_summary ("10 MB through cat and back, driven by the main loop, "
                   "without deadlock and byte for byte; bytes-written adds up");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   proc = helper_process ("cat", NULL);
   events_watch (&ev, proc);
@@ -948,7 +876,7 @@ test_echo_blocking (gconstpointer data)
   g_test_summary ("10 MB through cat and back with the blocking helpers "
                   "only: wait_for_bytes_written() and wait_for_finished() "
                   "read while they write, so neither deadlocks");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
 
   /* wait_for_bytes_written () until all is out, then wait_for_ready_read (). */
@@ -1015,7 +943,7 @@ test_merged (gconstpointer data)
 
   g_test_summary ("stdout and stderr are read separately by default; with "
                   "stderr MERGE both arrive, interleaved in order, on stdout");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   proc = helper_process ("interleave", "3", NULL);
   events_watch (&ev, proc);
@@ -1093,7 +1021,7 @@ test_read_line (gconstpointer data)
   g_test_summary ("read_line() returns whole lines without their newline, "
                   "nothing while a line is incomplete, and the unterminated "
                   "rest as the last line once the channel is at EOF");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   proc = helper_process ("lines", "5", NULL);
   events_watch (&ev, proc);
@@ -1151,7 +1079,7 @@ test_close_write_channel (gconstpointer data)
   g_test_summary ("close_write_channel() closes cat's stdin once what was "
                   "written has gone out, so cat exits; writing after it fails "
                   "with WRITE_ERROR");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   proc = helper_process ("cat", NULL);
   events_watch (&ev, proc);
@@ -1209,7 +1137,7 @@ test_stdout_closed_early (gconstpointer data)
   g_test_summary ("a child that closes its stdout and runs on: EOF on stdout "
                   "is not the end of the process, nothing spins on the dead "
                   "pipe, and \"finished\" comes when it exits");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   proc = helper_process ("close-stdout", NULL);
   events_watch (&ev, proc);
@@ -1296,9 +1224,7 @@ test_environment (gconstpointer data)
   g_test_summary ("the environment: inherited at start time with setenv() "
                   "and unsetenv() on top, or replaced whole with the same on "
                   "top, or empty");
-  if (!use_backend (data))
-    return;
-  if (!isolated ())
+  if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   g_setenv ("SPAWN_TEST_PARENT", "parent", TRUE);
   g_setenv ("SPAWN_TEST_DROP", "drop", TRUE);
@@ -1348,7 +1274,7 @@ test_working_directory (gconstpointer data)
 
   g_test_summary ("the working directory reaches the child; one that does "
                   "not exist is FAILED_TO_START with SPAWN_ERROR_NOENT");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   dir = g_dir_make_tmp ("spawn-process-cwd-XXXXXX", &error);
   g_assert_no_error (error);
@@ -1412,17 +1338,10 @@ test_start_detached (gconstpointer data)
   g_test_summary ("start_detached() returns the PID of a process that runs "
                   "with our argv, cwd, env and channels, PIPE meaning our own "
                   "stdio, emits nothing, and never becomes a zombie");
-  if (!use_backend (data))
+  /* PIPE channels are forwarded: the output lands on our stdio. */
+  if (!testutil_use_backend (data) ||
+      !testutil_isolated_output ("*out 0\nout 1\n*", "*err 0\nerr 1\n*"))
     return;
-  if (!g_test_subprocess ())
-    {
-      /* PIPE channels are forwarded: the output lands on our stdio. */
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      g_test_trap_assert_stdout ("*out 0\nout 1\n*");
-      g_test_trap_assert_stderr ("*err 0\nerr 1\n*");
-      return;
-    }
   dir = g_dir_make_tmp ("spawn-process-detached-XXXXXX", &error);
   g_assert_no_error (error);
   real = realpath (dir, NULL);
@@ -1438,7 +1357,7 @@ test_start_detached (gconstpointer data)
   g_assert_cmpint (pid, >, 0);
   assert_runs_helper (pid);
   g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
-  assert_reaped (pid);
+  assert_ended (pid, TRUE);
   assert_file (out, "survived");
   /* Nothing to report on a process we let go. */
   pump (50);
@@ -1452,7 +1371,7 @@ test_start_detached (gconstpointer data)
   spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
   g_assert_true (spawn_process_start_detached (proc, &pid, &error));
   g_assert_no_error (error);
-  assert_reaped (pid);
+  assert_ended (pid, TRUE);
   want = g_strconcat (real, "\n", NULL);
   assert_file (out, want);
   g_object_unref (proc);
@@ -1462,14 +1381,14 @@ test_start_detached (gconstpointer data)
   spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
   g_assert_true (spawn_process_start_detached (proc, &pid, &error));
   g_assert_no_error (error);
-  assert_reaped (pid);
+  assert_ended (pid, TRUE);
   assert_file (out, "yes\n");
   g_object_unref (proc);
 
   proc = helper_process ("interleave", "2", NULL);
   g_assert_true (spawn_process_start_detached (proc, &pid, &error));
   g_assert_no_error (error);
-  assert_reaped (pid);
+  assert_ended (pid, TRUE);
   g_object_unref (proc);
 
   proc = spawn_process_new (missing);
@@ -1478,7 +1397,7 @@ test_start_detached (gconstpointer data)
   g_clear_error (&error);
   g_object_unref (proc);
 
-  assert_no_children ();
+  testutil_assert_no_children ();
   remove_tree (dir);
 }
 
@@ -1593,46 +1512,41 @@ test_many (gconstpointer data)
 {
   g_test_summary ("200 processes at once, each finishing with its own exit "
                   "code and output");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   g_assert_cmpint (run_many (200, 0), ==, 0);
-  assert_no_children ();
+  testutil_assert_no_children ();
 }
 
-static gpointer
-thread_main (gpointer data)
+/* Thread @index's share: 25 processes, exit codes apart from the others'. */
+static int
+run_25 (guint index)
 {
-  GMainContext *ctx = g_main_context_new ();
-  int bad;
-
-  g_main_context_push_thread_default (ctx);
-  bad = run_many (25, GPOINTER_TO_INT (data));
-  g_main_context_pop_thread_default (ctx);
-  g_main_context_unref (ctx);
-  return GINT_TO_POINTER (bad + 1);
+  return run_many (25, index * 25);
 }
 
 static void
 test_threads (gconstpointer data)
 {
-  GThread *threads[4];
-  guint i;
-
   g_test_summary ("4 threads start 25 processes each, each thread running "
                   "its own thread-default GMainContext: every signal comes "
                   "in the thread that started the process");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   /* The main thread runs no context meanwhile: nothing may rely on it. */
-  for (i = 0; i < G_N_ELEMENTS (threads); i++)
-    threads[i] = g_thread_new ("process-test", thread_main, GINT_TO_POINTER (i * 25));
-  for (i = 0; i < G_N_ELEMENTS (threads); i++)
-    g_assert_cmpint (GPOINTER_TO_INT (g_thread_join (threads[i])), ==, 1);
-  assert_no_children ();
+  testutil_run_in_threads (4, run_25);
+  testutil_assert_no_children ();
 }
 
+/* What dropping a running process's last reference should do. */
+typedef struct {
+  const char *summary;
+  gboolean leave_running;  /* SPAWN_DISPOSE_LEAVE_RUNNING, or the default */
+  const char *sleep_ms;    /* how long the child runs if left alone */
+} DisposeCase;
+
 static void
-test_dispose_kill (gconstpointer data)
+run_dispose_case (gconstpointer data, const DisposeCase *dc)
 {
   g_autofree char *dir = NULL, *out = NULL;
   GError *error = NULL;
@@ -1640,10 +1554,8 @@ test_dispose_kill (gconstpointer data)
   int before, round;
   GPid pid;
 
-  g_test_summary ("dropping the last reference to a running process kills "
-                  "it (the default): it is gone from /proc, no zombie, none "
-                  "of our descriptors left, without any main loop running");
-  if (!use_backend (data))
+  g_test_summary (dc->summary);
+  if (!testutil_use_backend (data))
     return;
   dir = g_dir_make_tmp ("spawn-process-dispose-XXXXXX", &error);
   g_assert_no_error (error);
@@ -1654,60 +1566,55 @@ test_dispose_kill (gconstpointer data)
   for (round = 0; round < 2; round++)
     {
       if (round == 1)
-        before = count_fds ();
-      proc = helper_process ("sleep-print", "5000", "survived", NULL);
+        before = testutil_count_fds ();
+      if (dc->leave_running)
+        g_assert_true (g_file_set_contents (out, "", 0, NULL));
+      proc = helper_process ("sleep-print", dc->sleep_ms, "survived", NULL);
       /* stdout to a file: an EPIPE or SIGPIPE cannot be what ends it. */
       spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
+      if (dc->leave_running)
+        spawn_process_set_dispose_policy (proc, SPAWN_DISPOSE_LEAVE_RUNNING);
       start_ok (proc);
       pid = spawn_process_get_pid (proc);
-      assert_alive (pid);
+      /* Running when dropped; left running, it outlives its object. */
+      if (!dc->leave_running)
+        assert_alive (pid);
       g_object_unref (proc);
-      assert_reaped (pid);
-      assert_file (out, "");
+      if (dc->leave_running)
+        assert_alive (pid);
+      assert_ended (pid, TRUE);
+      /* "survived" is its last act: there only if it was not killed. */
+      assert_file (out, dc->leave_running ? "survived" : "");
     }
   assert_fds_back_to (before);
-  assert_no_children ();
+  testutil_assert_no_children ();
   remove_tree (dir);
+}
+
+static void
+test_dispose_kill (gconstpointer data)
+{
+  static const DisposeCase dc = {
+    "dropping the last reference to a running process kills "
+    "it (the default): it is gone from /proc, no zombie, none "
+    "of our descriptors left, without any main loop running",
+    FALSE, "5000",
+  };
+
+  run_dispose_case (data, &dc);
 }
 
 static void
 test_dispose_leave_running (gconstpointer data)
 {
-  g_autofree char *dir = NULL, *out = NULL;
-  GError *error = NULL;
-  SpawnProcess *proc;
-  int before, round;
-  GPid pid;
+  static const DisposeCase dc = {
+    "with SPAWN_DISPOSE_LEAVE_RUNNING the process outlives "
+    "its object, runs to its end and is reaped without a main "
+    "loop; none of our descriptors is left",
+    TRUE, "500",
+  };
 
-  g_test_summary ("with SPAWN_DISPOSE_LEAVE_RUNNING the process outlives "
-                  "its object, runs to its end and is reaped without a main "
-                  "loop; none of our descriptors is left");
-  if (!use_backend (data))
-    return;
-  dir = g_dir_make_tmp ("spawn-process-leave-XXXXXX", &error);
-  g_assert_no_error (error);
-  out = g_build_filename (dir, "out", NULL);
-  warm_up ();
-  before = -1;
-  for (round = 0; round < 2; round++)
-    {
-      if (round == 1)
-        before = count_fds ();
-      g_assert_true (g_file_set_contents (out, "", 0, NULL));
-      proc = helper_process ("sleep-print", "500", "survived", NULL);
-      spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
-      spawn_process_set_dispose_policy (proc, SPAWN_DISPOSE_LEAVE_RUNNING);
-      start_ok (proc);
-      pid = spawn_process_get_pid (proc);
-      g_object_unref (proc);
-      assert_alive (pid);
-      assert_reaped (pid);
-      /* Its last act: it was not killed. */
-      assert_file (out, "survived");
-    }
-  assert_fds_back_to (before);
-  assert_no_children ();
-  remove_tree (dir);
+  run_dispose_case (data, &dc);
 }
 
 static void
@@ -1722,7 +1629,7 @@ test_kill_timeout (gconstpointer data)
                   "it, emitting TIMED_OUT then CRASHED then \"finished\", "
                   "from the main loop and from wait_for_finished(); a process "
                   "that ends in time hears nothing of it");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   for (round = 0; round < 2; round++)
     {
@@ -1731,10 +1638,7 @@ test_kill_timeout (gconstpointer data)
       spawn_process_set_kill_timeout (proc, 300);
       t0 = g_get_monotonic_time ();
       start_ok (proc);
-      if (round == 0)
-        run_until_finished (&ev);
-      else
-        wait_finished_ok (proc, WAIT_MS);
+      await_finished (proc, &ev, round == 1);
       elapsed = g_get_monotonic_time () - t0;
       g_test_message ("killed after %" G_GINT64_FORMAT " us", elapsed);
       g_assert_cmpint (elapsed, >=, 290 * 1000);
@@ -1795,9 +1699,7 @@ test_write_closed_stdin (gconstpointer data)
                   "it closed before the write, and when it closes with input "
                   "still buffered, seen by the main loop and by "
                   "wait_for_bytes_written(); the child runs on");
-  if (!use_backend (data))
-    return;
-  if (!isolated ())
+  if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   signal (SIGPIPE, SIG_DFL);
   sigemptyset (&set);
@@ -1870,7 +1772,7 @@ test_channel_file (gconstpointer data)
   g_test_summary ("FILE channels: stdout and stderr truncate or append, "
                   "stdin reads the file, stderr MERGE follows stdout into "
                   "its file; nothing reaches our buffers");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   dir = g_dir_make_tmp ("spawn-process-file-XXXXXX", &error);
   g_assert_no_error (error);
@@ -1951,7 +1853,7 @@ test_channel_discard (gconstpointer data)
 
   g_test_summary ("DISCARD channels are /dev/null: output is written (the "
                   "helper checks) and lost, stdin reads EOF at once");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   /* interleave exits 1 if a write fails: a closed fd would show. */
   proc = helper_process ("interleave", "2", NULL);
@@ -1996,22 +1898,16 @@ test_channel_forward (gconstpointer data)
   GError *error = NULL;
   SpawnExitInfo info;
   SpawnProcess *proc;
-  const char *lines[] = { helper, "lines", "1", NULL };
-  const char *to_stderr[] = { helper, "stderr", "execute-err", NULL };
+  const char *lines[] = { testutil_helper, "lines", "1", NULL };
+  const char *to_stderr[] = { testutil_helper, "stderr", "execute-err", NULL };
   Events ev;
 
   g_test_summary ("FORWARD channels share our own stdio, for start() and "
                   "for the NULL out pointers of execute()");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data) ||
+      !testutil_isolated_output ("*out 0\nout 1\n*line 0\nend*",
+                                 "*err 0\nerr 1\n*execute-err*"))
     return;
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-      g_test_trap_assert_passed ();
-      g_test_trap_assert_stdout ("*out 0\nout 1\n*line 0\nend*");
-      g_test_trap_assert_stderr ("*err 0\nerr 1\n*execute-err*");
-      return;
-    }
   proc = helper_process ("interleave", "2", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_FORWARD);
@@ -2064,13 +1960,13 @@ test_bad_file (gconstpointer data)
 
   g_test_summary ("a FILE channel that cannot be opened fails start() with "
                   "FAILED_TO_START; the program does not run, nothing is left");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   dir = g_dir_make_tmp ("spawn-process-badfile-XXXXXX", &error);
   g_assert_no_error (error);
   out = g_build_filename (dir, "out", NULL);
   warm_up ();
-  before = count_fds ();
+  before = testutil_count_fds ();
   for (i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       /* Its stdout, where it is not the bad one, would show it ran. */
@@ -2098,19 +1994,19 @@ test_bad_file (gconstpointer data)
     }
   if (g_file_get_contents (out, &out_contents, NULL, NULL))
     g_assert_cmpstr (out_contents, ==, "");
-  g_assert_cmpint (count_fds (), ==, before);
-  assert_no_children ();
+  g_assert_cmpint (testutil_count_fds (), ==, before);
+  testutil_assert_no_children ();
   remove_tree (dir);
 }
 
 static void
 test_execute (gconstpointer data)
 {
-  const char *both[] = { helper, "interleave", "3", NULL };
-  const char *seven[] = { helper, "exit", "7", NULL };
-  const char *cat[] = { helper, "cat", NULL };
+  const char *both[] = { testutil_helper, "interleave", "3", NULL };
+  const char *seven[] = { testutil_helper, "exit", "7", NULL };
+  const char *cat[] = { testutil_helper, "cat", NULL };
   const char *missing[] = { "no-such-program-anywhere", NULL };
-  const char *sleeper[] = { helper, "sleep", "100000", NULL };
+  const char *sleeper[] = { testutil_helper, "sleep", "100000", NULL };
   GBytes *out = NULL, *err = NULL;
   GError *error = NULL;
   SpawnExitInfo info;
@@ -2119,7 +2015,7 @@ test_execute (gconstpointer data)
   g_test_summary ("execute() runs a program to its end and returns its "
                   "output and exit; stdin is /dev/null; a timeout kills and "
                   "reaps it and fails with TIMED_OUT");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   g_assert_true (spawn_process_execute (both, WAIT_MS, &out, &err, &info, &error));
   g_assert_no_error (error);
@@ -2168,7 +2064,7 @@ test_execute (gconstpointer data)
   g_test_message ("timed out after %" G_GINT64_FORMAT " us", elapsed);
   g_assert_cmpint (elapsed, >=, 290 * 1000);
   g_assert_cmpint (elapsed, <, 10 * G_USEC_PER_SEC);
-  assert_no_children ();
+  testutil_assert_no_children ();
 }
 
 static void
@@ -2179,7 +2075,7 @@ test_cpu_times (gconstpointer data)
   Events ev;
 
   g_test_summary ("\"finished\" carries the child's CPU times");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   proc = helper_process ("busy", "300", NULL);
   events_watch (&ev, proc);
@@ -2210,7 +2106,7 @@ test_output_before_finished (gconstpointer data)
   g_test_summary ("by \"finished\", all the child wrote to stdout and "
                   "stderr (far more than a pipe holds) is in the buffers, "
                   "from the main loop and from wait_for_finished()");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   for (i = 0; i < n; i++)
     {
@@ -2229,10 +2125,7 @@ test_output_before_finished (gconstpointer data)
       g_signal_handlers_disconnect_by_func (proc, on_ready_stderr, &ev);
       ev.collect = TRUE;
       start_ok (proc);
-      if (round == 0)
-        run_until_finished (&ev);
-      else
-        wait_finished_ok (proc, WAIT_MS);
+      await_finished (proc, &ev, round == 1);
       assert_exited (proc, &ev, 0);
       g_assert_cmpmem (ev.out->data, ev.out->len, want_out->str, want_out->len);
       g_assert_cmpmem (ev.err->data, ev.err->len, want_err->str, want_err->len);
@@ -2258,9 +2151,9 @@ test_pipe_held_open (gconstpointer data)
 
   g_test_summary ("\"finished\" comes when the process exits even though a "
                   "grandchild still holds its stdout open");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
-  script = g_strdup_printf ("'%s' sleep 100000 & echo $!", helper);
+  script = g_strdup_printf ("'%s' sleep 100000 & echo $!", testutil_helper);
   argv[2] = script;
   proc = spawn_process_new (argv);
   events_watch (&ev, proc);
@@ -2273,7 +2166,7 @@ test_pipe_held_open (gconstpointer data)
   assert_alive (grandchild);
   g_assert_no_errno (kill (grandchild, SIGKILL));
   /* Not ours to reap (sh's child, now init's): just see it die. */
-  assert_dead (grandchild);
+  assert_ended (grandchild, FALSE);
   g_object_unref (proc);
   events_clear (&ev);
 }
@@ -2281,12 +2174,7 @@ test_pipe_held_open (gconstpointer data)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *dir = g_path_get_dirname (self);
-  struct {
-    const char *name;
-    GTestDataFunc func;
-  } cases[] = {
+  static const TestutilCase cases[] = {
     { "exit-codes", test_exit_codes },
     { "crash", test_crash },
     { "not-found", test_not_found },
@@ -2316,19 +2204,9 @@ main (int argc, char **argv)
     { "execute", test_execute },
     { "cpu-times", test_cpu_times },
   };
-  guint b, c;
 
-  g_test_init (&argc, &argv, NULL);
-  helper = g_build_filename (dir, "spawn-helper", NULL);
+  testutil_init (&argc, &argv);
 
-  for (b = 0; b < G_N_ELEMENTS (all_backends); b++)
-    for (c = 0; c < G_N_ELEMENTS (cases); c++)
-      {
-        char *path = g_strdup_printf ("/spawn/process/%s/%s",
-                                      spawn_backend_to_string (all_backends[b]),
-                                      cases[c].name);
-        g_test_add_data_func (path, GINT_TO_POINTER (all_backends[b]), cases[c].func);
-        g_free (path);
-      }
+  testutil_add_backend_cases ("/spawn/process", cases, G_N_ELEMENTS (cases));
   return g_test_run ();
 }

@@ -22,47 +22,13 @@
 #include <unistd.h>
 
 #include "spawn.h"
-
-static char *helper;
+#include "testutil.h"
 
 typedef struct {
   gboolean done;
   SpawnExitInfo info;
   GError *error;
 } Result;
-
-static const SpawnBackend all_backends[] = {
-  SPAWN_BACKEND_CLONEFD, SPAWN_BACKEND_PIDFD, SPAWN_BACKEND_SIGCHLD,
-};
-
-/* For cases that change process-wide state: TRUE in the subprocess that
- * runs the body; in the test process, run it there and check it passed. */
-static gboolean
-isolated (void)
-{
-  if (g_test_subprocess ())
-    return TRUE;
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
-  return FALSE;
-}
-
-static gboolean
-use_backend (gconstpointer data)
-{
-  SpawnBackend b = GPOINTER_TO_INT (data);
-  GError *error = NULL;
-
-  if (!spawn_backend_is_available (b))
-    {
-      g_test_skip_printf ("backend %s is not available on this kernel",
-                          spawn_backend_to_string (b));
-      return FALSE;
-    }
-  g_assert_true (spawn_set_backend (b, &error));
-  g_assert_no_error (error);
-  return TRUE;
-}
 
 static SpawnChild *
 start_full (const char * const *argv, GSpawnFlags flags, int *in, int *out,
@@ -75,7 +41,7 @@ start_full (const char * const *argv, GSpawnFlags flags, int *in, int *out,
 static SpawnChild *
 start_helper (const char *a1, const char *a2)
 {
-  const char *argv[] = { helper, a1, a2, NULL };
+  const char *argv[] = { testutil_helper, a1, a2, NULL };
   GError *error = NULL;
   SpawnChild *child = start_full (argv, 0, NULL, NULL, &error);
 
@@ -131,50 +97,23 @@ assert_exited (Result *r, int status)
   g_assert_cmpint (r->info.status, ==, status);
 }
 
-static int
-count_fds (void)
-{
-  GDir *d = g_dir_open ("/proc/self/fd", 0, NULL);
-  int n = 0;
-
-  g_assert_nonnull (d);
-  while (g_dir_read_name (d) != NULL)
-    n++;
-  g_dir_close (d);
-  return n;
-}
-
-/* No child of ours left, running or zombie.  One that is already dead
- * may take a moment to be released (under CLONE_AUTOREAP the kernel does it
- * right after the exit report), so allow 5 s; a leaked zombie stays. */
+/* Read @fd to its end and close it, expect @want, then see @child exit 0. */
 static void
-assert_no_children (void)
-{
-  siginfo_t si;
-  int i;
-
-  for (i = 0; i < 500; i++)
-    {
-      if (waitid (P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 &&
-          errno == ECHILD)
-        return;
-      g_usleep (10 * 1000);
-    }
-  g_error ("a child of ours is still there after 5 s");
-}
-
-static char *
-read_all (int fd)
+assert_output (SpawnChild *child, int fd, const char *want)
 {
   GString *s = g_string_new (NULL);
   char buf[4096];
   ssize_t n;
+  Result r;
 
   while ((n = read (fd, buf, sizeof (buf))) > 0)
     g_string_append_len (s, buf, n);
   g_assert_cmpint (n, ==, 0);
   close (fd);
-  return g_string_free (s, FALSE);
+  g_assert_cmpstr (s->str, ==, want);
+  g_string_free (s, TRUE);
+  watch (child, &r);
+  assert_exited (&r, 0);
 }
 
 static void
@@ -183,15 +122,15 @@ test_exit_status (gconstpointer data)
   Result r;
 
   g_test_summary ("the exit status arrives through the watch");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   g_autoptr (SpawnChild) child = start_helper ("exit", "42");
-  g_assert_cmpint (spawn_child_get_backend (child), ==, GPOINTER_TO_INT (data));
+  g_assert_cmpint (spawn_child_get_backend (child), ==, testutil_backend (data));
   g_assert_cmpint (spawn_child_get_pid (child), >, 0);
   watch (child, &r);
   assert_exited (&r, 42);
   g_assert_true (r.info.have_times);
-  assert_no_children ();
+  testutil_assert_no_children ();
 }
 
 static void
@@ -202,7 +141,7 @@ test_signal (gconstpointer data)
 
   g_test_summary ("death by signal is reported as such, and the waitpid-style "
                   "status works with g_spawn_check_wait_status()");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   g_autoptr (SpawnChild) child = start_helper ("sleep", "100000");
   g_assert_true (spawn_child_send_signal (child, SIGKILL, &error));
@@ -231,12 +170,12 @@ test_core_dump (gconstpointer data)
 {
   g_autofree char *pattern = NULL;
   g_autofree char *dir = NULL;
-  const char *argv[] = { helper, "kill", "11", NULL };
+  const char *argv[] = { testutil_helper, "kill", "11", NULL };
   GError *error = NULL;
   Result r;
 
   g_test_summary ("a core dump is reported as CLD_DUMPED");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   if (!g_file_get_contents ("/proc/sys/kernel/core_pattern", &pattern, NULL, NULL))
     {
@@ -271,7 +210,7 @@ test_cpu_times (gconstpointer data)
   Result r;
 
   g_test_summary ("the child's user CPU time is reported");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   g_autoptr (SpawnChild) child = start_helper ("busy", "300");
   watch (child, &r);
@@ -287,14 +226,12 @@ test_cpu_times (gconstpointer data)
 static void
 test_pipes (gconstpointer data)
 {
-  const char *argv[] = { helper, "cat", NULL };
+  const char *argv[] = { testutil_helper, "cat", NULL };
   GError *error = NULL;
   int in = -1, out = -1;
-  char *got;
-  Result r;
 
   g_test_summary ("stdin and stdout pipes carry data both ways");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   g_autoptr (SpawnChild) child = start_full (argv, 0, &in, &out, &error);
   g_assert_no_error (error);
@@ -303,24 +240,18 @@ test_pipes (gconstpointer data)
   g_assert_cmpint (fcntl (in, F_GETFD) & FD_CLOEXEC, ==, FD_CLOEXEC);
   g_assert_cmpint (write (in, "hello\n", 6), ==, 6);
   close (in);
-  got = read_all (out);
-  g_assert_cmpstr (got, ==, "hello\n");
-  g_free (got);
-  watch (child, &r);
-  assert_exited (&r, 0);
+  assert_output (child, out, "hello\n");
 }
 
 static void
 test_fd_mapping (gconstpointer data)
 {
-  const char *argv[] = { helper, "write-fd", "7", "mapped", NULL };
+  const char *argv[] = { testutil_helper, "write-fd", "7", "mapped", NULL };
   GError *error = NULL;
   int p[2], source, target = 7;
-  char *got;
-  Result r;
 
   g_test_summary ("an fd of ours appears in the child under the number asked");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   g_assert_no_errno (pipe2 (p, O_CLOEXEC));
   source = p[1];
@@ -329,25 +260,19 @@ test_fd_mapping (gconstpointer data)
                     &target, 1, NULL, NULL, NULL, &error);
   g_assert_no_error (error);
   close (p[1]);
-  got = read_all (p[0]);
-  g_assert_cmpstr (got, ==, "mapped");
-  g_free (got);
-  watch (child, &r);
-  assert_exited (&r, 0);
+  assert_output (child, p[0], "mapped");
 }
 
 static void
 test_fd_hygiene (gconstpointer data)
 {
-  const char *argv[] = { helper, "list-fds", NULL };
+  const char *argv[] = { testutil_helper, "list-fds", NULL };
   GError *error = NULL;
   int leaked, out = -1, source, target = 5, p[2];
-  char *got;
-  Result r;
 
   g_test_summary ("the child sees stdio and mapped fds only, never ours, "
                   "even those without CLOEXEC");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   leaked = open ("/dev/null", O_RDONLY); /* deliberately not CLOEXEC */
   g_assert_cmpint (leaked, >=, 0);
@@ -357,11 +282,7 @@ test_fd_hygiene (gconstpointer data)
     spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, &source,
                     &target, 1, NULL, &out, NULL, &error);
   g_assert_no_error (error);
-  got = read_all (out);
-  g_assert_cmpstr (got, ==, "0\n1\n2\n5\n");
-  g_free (got);
-  watch (child, &r);
-  assert_exited (&r, 0);
+  assert_output (child, out, "0\n1\n2\n5\n");
   close (leaked);
   close (p[0]);
   close (p[1]);
@@ -371,7 +292,7 @@ static void
 assert_spawn_fails (const char *dir, const char * const *argv, int code,
                     const char *name)
 {
-  int before = count_fds ();
+  int before = testutil_count_fds ();
   GError *error = NULL;
   SpawnChild *child;
 
@@ -382,8 +303,8 @@ assert_spawn_fails (const char *dir, const char * const *argv, int code,
   g_test_message ("%s", error->message);
   g_assert_nonnull (strstr (error->message, name));
   g_clear_error (&error);
-  g_assert_cmpint (count_fds (), ==, before);
-  assert_no_children ();
+  g_assert_cmpint (testutil_count_fds (), ==, before);
+  testutil_assert_no_children ();
 }
 
 static void
@@ -399,7 +320,7 @@ test_exec_errors (gconstpointer data)
 
   g_test_summary ("exec failures come back as errno-shaped GErrors naming "
                   "the program, leaving no child and no fd");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   dir = g_dir_make_tmp ("spawn-exec-XXXXXX", &error);
   g_assert_no_error (error);
@@ -437,36 +358,26 @@ test_exec_errors (gconstpointer data)
 static void
 test_working_directory_and_env (gconstpointer data)
 {
-  const char *pwd[] = { helper, "pwd", NULL };
-  const char *env[] = { helper, "env", "SPAWN_TEST_VAR", NULL };
+  const char *pwd[] = { testutil_helper, "pwd", NULL };
+  const char *env[] = { testutil_helper, "env", "SPAWN_TEST_VAR", NULL };
   const char *envp[] = { "SPAWN_TEST_VAR=from-envp", NULL };
   GError *error = NULL;
   int out = -1;
-  char *got;
-  Result r;
 
   g_test_summary ("working directory and environment reach the child");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   g_autoptr (SpawnChild) a =
     spawn_async_fd ("/", pwd, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
                     NULL, &out, NULL, &error);
   g_assert_no_error (error);
-  got = read_all (out);
-  g_assert_cmpstr (got, ==, "/\n");
-  g_free (got);
-  watch (a, &r);
-  assert_exited (&r, 0);
+  assert_output (a, out, "/\n");
 
   g_autoptr (SpawnChild) b =
     spawn_async_fd (NULL, env, envp, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
                     NULL, &out, NULL, &error);
   g_assert_no_error (error);
-  got = read_all (out);
-  g_assert_cmpstr (got, ==, "from-envp\n");
-  g_free (got);
-  watch (b, &r);
-  assert_exited (&r, 0);
+  assert_output (b, out, "from-envp\n");
 }
 
 typedef struct {
@@ -521,40 +432,27 @@ static void
 test_concurrency (gconstpointer data)
 {
   g_test_summary ("hundreds of children at once, each status to its watch");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   g_assert_cmpint (run_many (300), ==, 0);
-  assert_no_children ();
+  testutil_assert_no_children ();
 }
 
-static gpointer
-thread_main (gpointer data G_GNUC_UNUSED)
+static int
+run_25 (guint index G_GNUC_UNUSED)
 {
-  GMainContext *ctx = g_main_context_new ();
-  int bad;
-
-  g_main_context_push_thread_default (ctx);
-  bad = run_many (25);
-  g_main_context_pop_thread_default (ctx);
-  g_main_context_unref (ctx);
-  return GINT_TO_POINTER (bad + 1);
+  return run_many (25);
 }
 
 static void
 test_threads (gconstpointer data)
 {
-  GThread *threads[4];
-  guint i;
-
   g_test_summary ("spawning from several threads, each watching on its own "
                   "GMainContext");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
-  for (i = 0; i < G_N_ELEMENTS (threads); i++)
-    threads[i] = g_thread_new ("spawner", thread_main, NULL);
-  for (i = 0; i < G_N_ELEMENTS (threads); i++)
-    g_assert_cmpint (GPOINTER_TO_INT (g_thread_join (threads[i])), ==, 1);
-  assert_no_children ();
+  testutil_run_in_threads (4, run_25);
+  testutil_assert_no_children ();
 }
 
 static void
@@ -564,28 +462,26 @@ test_unwatched (gconstpointer data)
 
   g_test_summary ("a child whose handle is dropped while it runs is still "
                   "reaped: no zombie");
-  if (!use_backend (data))
+  if (!testutil_use_backend (data))
     return;
   child = start_helper ("sleep", "100");
   spawn_child_unref (child);
-  assert_no_children ();
+  testutil_assert_no_children ();
 }
 
 static void
 test_emfile (gconstpointer data)
 {
-  const char *argv[] = { helper, "exit", "0", NULL };
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
   struct rlimit rl = { 64, 64 };
   GError *error = NULL;
   int fds = 0, before, filler;
 
   g_test_summary ("a full fd table gives EMFILE and leaves nothing behind");
-  if (!use_backend (data))
-    return;
-  if (!isolated ())
+  if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   /* Probe the backend while fds are there to probe with. */
-  g_assert_cmpint (spawn_get_backend (), ==, GPOINTER_TO_INT (data));
+  g_assert_cmpint (spawn_get_backend (), ==, testutil_backend (data));
   g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &rl));
   while (open ("/dev/null", O_RDONLY | O_CLOEXEC) >= 0)
     fds++;
@@ -593,7 +489,7 @@ test_emfile (gconstpointer data)
   /* Count with one fd free (count_fds opens the directory), then take
    * it: no room for the child's fd (clone fd, pidfd or eventfd). */
   close (63);
-  before = count_fds () - 1;
+  before = testutil_count_fds () - 1;
   filler = open ("/dev/null", O_RDONLY | O_CLOEXEC);
   g_assert_cmpint (filler, >=, 0);
   g_assert_null (start_full (argv, 0, NULL, NULL, &error));
@@ -601,29 +497,25 @@ test_emfile (gconstpointer data)
   g_test_message ("%s", error->message);
   g_clear_error (&error);
   close (filler);
-  g_assert_cmpint (count_fds () - 1, ==, before);
-  assert_no_children ();
+  g_assert_cmpint (testutil_count_fds () - 1, ==, before);
+  testutil_assert_no_children ();
 }
 
 static void
 test_closed_stdio (gconstpointer data)
 {
   const char *noent[] = { "/nonexistent/program", NULL };
-  const char *list[] = { helper, "list-fds", "stderr", NULL };
+  const char *list[] = { testutil_helper, "list-fds", "stderr", NULL };
   GError *error = NULL;
   int err_pipe = -1;
-  char *got;
-  Result r;
 
   g_test_summary ("with our stdin and stdout closed, no pipe of ours may "
                   "land on fd 0 or 1: exec failures are still reported, and "
                   "the child inherits no fd of ours");
-  if (!use_backend (data))
-    return;
-  if (!isolated ())
+  if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   /* Probe first: probes need fds of their own. */
-  g_assert_cmpint (spawn_get_backend (), ==, GPOINTER_TO_INT (data));
+  g_assert_cmpint (spawn_get_backend (), ==, testutil_backend (data));
   close (0);
   close (1);
   g_assert_null (start_full (noent, 0, NULL, NULL, &error));
@@ -634,11 +526,7 @@ test_closed_stdio (gconstpointer data)
     spawn_async_fd (NULL, list, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL,
                     0, NULL, NULL, &err_pipe, &error);
   g_assert_no_error (error);
-  got = read_all (err_pipe);
-  g_assert_cmpstr (got, ==, "0\n2\n");
-  g_free (got);
-  watch (child, &r);
-  assert_exited (&r, 0);
+  assert_output (child, err_pipe, "0\n2\n");
 }
 
 /* ---- library safety: the application does things to SIGCHLD ---- */
@@ -655,15 +543,13 @@ static void
 test_app_handler (gconstpointer data)
 {
   struct sigaction sa = { 0 };
-  SpawnBackend b = GPOINTER_TO_INT (data);
+  SpawnBackend b = testutil_backend (data);
   Result r;
 
   g_test_summary ("the application's own SIGCHLD handler keeps being called "
                   "(sigchld chains to it; pidfd children still send SIGCHLD "
                   "after exec); on clonefd it sees no SIGCHLD for our children");
-  if (!use_backend (data))
-    return;
-  if (!isolated ())
+  if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   sa.sa_handler = app_handler;
   sigaction (SIGCHLD, &sa, NULL);
@@ -695,7 +581,7 @@ thief_main (gpointer data)
 static void
 test_waitpid_thief (gconstpointer data)
 {
-  SpawnBackend b = GPOINTER_TO_INT (data);
+  SpawnBackend b = testutil_backend (data);
   int stolen[2] = { 0, 0 };
   GThread *thief;
   Result r;
@@ -705,9 +591,7 @@ test_waitpid_thief (gconstpointer data)
                   "the status; pidfd recovers it through PIDFD_GET_INFO "
                   "(>= 6.15) or reports it lost; sigchld reports it lost; "
                   "no watch hangs");
-  if (!use_backend (data))
-    return;
-  if (!isolated ())
+  if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   thief = g_thread_new ("thief", thief_main, stolen);
   g_autoptr (SpawnChild) child = start_helper ("sleep", "100");
@@ -752,15 +636,13 @@ test_waitpid_thief (gconstpointer data)
 static void
 test_sigchld_ignored (gconstpointer data)
 {
-  SpawnBackend b = GPOINTER_TO_INT (data);
+  SpawnBackend b = testutil_backend (data);
   Result r;
 
   g_test_summary ("SIGCHLD set to SIG_IGN by the application: clonefd and "
                   "sigchld deliver the status; pidfd recovers it (>= 6.15) or "
                   "reports it lost");
-  if (!use_backend (data))
-    return;
-  if (!isolated ())
+  if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   signal (SIGCHLD, SIG_IGN);
   g_autoptr (SpawnChild) child = start_helper ("exit", "6");
@@ -781,9 +663,7 @@ test_sigchld_blocked (gconstpointer data)
 
   g_test_summary ("SIGCHLD blocked in every thread: every backend still "
                   "delivers the status (sigchld through its recheck timer)");
-  if (!use_backend (data))
-    return;
-  if (!isolated ())
+  if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   /* Before any thread (GLib's worker included) exists. */
   sigemptyset (&set);
@@ -803,9 +683,7 @@ test_app_children (gconstpointer data)
 
   g_test_summary ("the application's own children are still the "
                   "application's to reap");
-  if (!use_backend (data))
-    return;
-  if (!isolated ())
+  if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   pid = fork ();
   if (pid == 0)
@@ -829,7 +707,7 @@ test_auto_backend (void)
 
   g_test_summary ("clonefd is chosen by itself on the patched kernels, pidfd "
                   "on every other kernel we run on");
-  if (!isolated ())
+  if (!testutil_isolated ())
     return;
   if (series && (g_strcmp0 (kernel, "patched") == 0 || g_strcmp0 (kernel, "debug") == 0))
     want = SPAWN_BACKEND_CLONEFD;
@@ -901,7 +779,7 @@ test_seccomp_fallback (void)
 
   g_test_summary ("clone4 and pidfd_open denied by seccomp (EPERM): the "
                   "backend falls back, down to sigchld, and still works");
-  if (!isolated ())
+  if (!testutil_isolated ())
     return;
   g_unsetenv ("LIBSPAWN_BACKEND");
   deny_syscall (1000); /* clone4 */
@@ -924,12 +802,7 @@ test_forced_sigchld (void)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *dir = g_path_get_dirname (self);
-  struct {
-    const char *name;
-    GTestDataFunc func;
-  } cases[] = {
+  static const TestutilCase cases[] = {
     { "exit-status", test_exit_status },
     { "signal", test_signal },
     { "core-dump", test_core_dump },
@@ -950,24 +823,14 @@ main (int argc, char **argv)
     { "safety/sigchld-blocked", test_sigchld_blocked },
     { "safety/app-children", test_app_children },
   };
-  guint b, c;
 
-  g_test_init (&argc, &argv, NULL);
-  helper = g_build_filename (dir, "spawn-helper", NULL);
+  testutil_init (&argc, &argv);
 
   g_test_add_func ("/spawn/backend/auto", test_auto_backend);
   g_test_add_func ("/spawn/backend/forced", test_forced_backend);
   g_test_add_func ("/spawn/backend/seccomp-fallback", test_seccomp_fallback);
   g_test_add_func ("/spawn/backend/forced/subprocess/bogus", test_forced_bogus);
   g_test_add_func ("/spawn/backend/forced/subprocess/sigchld", test_forced_sigchld);
-  for (b = 0; b < G_N_ELEMENTS (all_backends); b++)
-    for (c = 0; c < G_N_ELEMENTS (cases); c++)
-      {
-        char *path = g_strdup_printf ("/spawn/%s/%s",
-                                      spawn_backend_to_string (all_backends[b]),
-                                      cases[c].name);
-        g_test_add_data_func (path, GINT_TO_POINTER (all_backends[b]), cases[c].func);
-        g_free (path);
-      }
+  testutil_add_backend_cases ("/spawn", cases, G_N_ELEMENTS (cases));
   return g_test_run ();
 }

@@ -1,0 +1,171 @@
+/* testutil.c - what spawn-test and process-test share (see testutil.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sys/wait.h>
+
+#include "testutil.h"
+
+const char *testutil_helper;
+
+static const SpawnBackend all_backends[] = {
+  SPAWN_BACKEND_CLONEFD, SPAWN_BACKEND_PIDFD, SPAWN_BACKEND_SIGCHLD,
+};
+
+/* g_test_init(), and find spawn-helper next to the running program. */
+void
+testutil_init (int *argc, char ***argv)
+{
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *dir = NULL;
+
+  g_test_init (argc, argv, NULL);
+  g_assert_nonnull (self);
+  dir = g_path_get_dirname (self);
+  testutil_helper = g_build_filename (dir, "spawn-helper", NULL);
+}
+
+/* Register every one of @cases once per backend, as PREFIX/BACKEND/NAME,
+ * backend by backend. */
+void
+testutil_add_backend_cases (const char *prefix, const TestutilCase *cases,
+                            gsize n_cases)
+{
+  gsize b, c;
+
+  for (b = 0; b < G_N_ELEMENTS (all_backends); b++)
+    for (c = 0; c < n_cases; c++)
+      {
+        g_autofree char *path =
+          g_strdup_printf ("%s/%s/%s", prefix,
+                           spawn_backend_to_string (all_backends[b]),
+                           cases[c].name);
+
+        g_test_add_data_func (path, GINT_TO_POINTER (all_backends[b]),
+                              cases[c].func);
+      }
+}
+
+/* The backend a case registered by testutil_add_backend_cases() is for. */
+SpawnBackend
+testutil_backend (gconstpointer data)
+{
+  return GPOINTER_TO_INT (data);
+}
+
+/* Force the case's backend; FALSE, with the case skipped and the reason
+ * given, when the kernel lacks it. */
+gboolean
+testutil_use_backend (gconstpointer data)
+{
+  SpawnBackend b = testutil_backend (data);
+  GError *error = NULL;
+
+  if (!spawn_backend_is_available (b))
+    {
+      g_test_skip_printf ("backend %s is not available on this kernel",
+                          spawn_backend_to_string (b));
+      return FALSE;
+    }
+  g_assert_true (spawn_set_backend (b, &error));
+  g_assert_no_error (error);
+  return TRUE;
+}
+
+/* For cases that change process-wide state: TRUE in the subprocess that
+ * runs the body; in the test process, run it there and check it passed. */
+gboolean
+testutil_isolated (void)
+{
+  return testutil_isolated_output (NULL, NULL);
+}
+
+/* testutil_isolated(), and in the test process also check that what the
+ * subprocess wrote to its stdout and stderr matches @out and @err
+ * (g_pattern_match_simple() patterns; NULL: anything). */
+gboolean
+testutil_isolated_output (const char *out, const char *err)
+{
+  if (g_test_subprocess ())
+    return TRUE;
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  if (out != NULL)
+    g_test_trap_assert_stdout (out);
+  if (err != NULL)
+    g_test_trap_assert_stderr (err);
+  return FALSE;
+}
+
+typedef struct {
+  int (*body) (guint index);
+  guint index;
+} ThreadJob;
+
+static gpointer
+thread_main (gpointer data)
+{
+  ThreadJob *job = data;
+  GMainContext *ctx = g_main_context_new ();
+  int bad;
+
+  g_main_context_push_thread_default (ctx);
+  bad = job->body (job->index);
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
+  return GINT_TO_POINTER (bad + 1);
+}
+
+/* Run @body (0) to @body (@n_threads - 1) at once, each in a thread of its
+ * own with its own thread-default GMainContext, and check that each found
+ * nothing wrong (returned 0). */
+void
+testutil_run_in_threads (guint n_threads, int (*body) (guint index))
+{
+  ThreadJob *jobs = g_new (ThreadJob, n_threads);
+  GThread **threads = g_new (GThread *, n_threads);
+  guint i;
+
+  for (i = 0; i < n_threads; i++)
+    {
+      jobs[i].body = body;
+      jobs[i].index = i;
+      threads[i] = g_thread_new ("testutil", thread_main, &jobs[i]);
+    }
+  for (i = 0; i < n_threads; i++)
+    g_assert_cmpint (GPOINTER_TO_INT (g_thread_join (threads[i])), ==, 1);
+  g_free (threads);
+  g_free (jobs);
+}
+
+/* How many descriptors we hold, the directory's own included. */
+int
+testutil_count_fds (void)
+{
+  GDir *d = g_dir_open ("/proc/self/fd", 0, NULL);
+  int n = 0;
+
+  g_assert_nonnull (d);
+  while (g_dir_read_name (d) != NULL)
+    n++;
+  g_dir_close (d);
+  return n;
+}
+
+/* No child of ours left, running or zombie.  One that is already dead
+ * may take a moment to be released (under CLONE_AUTOREAP the kernel does it
+ * right after the exit report), so allow 5 s; a leaked zombie stays. */
+void
+testutil_assert_no_children (void)
+{
+  siginfo_t si;
+  int i;
+
+  for (i = 0; i < 500; i++)
+    {
+      if (waitid (P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 &&
+          errno == ECHILD)
+        return;
+      g_usleep (10 * 1000);
+    }
+  g_error ("a child of ours is still there after 5 s");
+}

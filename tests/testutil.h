@@ -1,0 +1,33 @@
+/* testutil.h - what spawn-test and process-test share: the helper program,
+ * one run of every case per backend, isolation in a subprocess, threads
+ * with main contexts of their own, and what the system sees of our
+ * children and descriptors.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "spawn.h"
+
+G_BEGIN_DECLS
+
+/* spawn-helper, next to the test program; set by testutil_init(). */
+extern const char *testutil_helper;
+
+typedef struct {
+  const char *name;         /* the path below the prefix: "case", "area/case" */
+  GTestDataFunc func;       /* its data is for testutil_backend() */
+} TestutilCase;
+
+void testutil_init (int *argc, char ***argv);
+void testutil_add_backend_cases (const char *prefix, const TestutilCase *cases,
+                                 gsize n_cases);
+SpawnBackend testutil_backend (gconstpointer data);
+gboolean testutil_use_backend (gconstpointer data);
+gboolean testutil_isolated (void);
+gboolean testutil_isolated_output (const char *out, const char *err);
+void testutil_run_in_threads (guint n_threads, int (*body) (guint index));
+int testutil_count_fds (void);
+void testutil_assert_no_children (void);
+
+G_END_DECLS
