@@ -542,16 +542,18 @@ plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error)
           break;
         case SPAWN_CHANNEL_MERGE:
           /* Only stderr can be merged (set_channel_mode checks). */
-          if (p->child_fds[SPAWN_PROCESS_STDOUT] >= 0)
-            p->child_fds[i] = dup (p->child_fds[SPAWN_PROCESS_STDOUT]);
-          else if (p->flags & G_SPAWN_STDOUT_TO_DEV_NULL)
-            p->flags |= G_SPAWN_STDERR_TO_DEV_NULL;
-          else
-            p->child_fds[i] = dup (STDOUT_FILENO);
-          if (p->child_fds[i] >= 0)
+          if (p->flags & G_SPAWN_STDOUT_TO_DEV_NULL)
             {
-              p->child_fds[i] = _spawn_fd_above_stdio (p->child_fds[i]);
-              fcntl (p->child_fds[i], F_SETFD, FD_CLOEXEC);
+              p->flags |= G_SPAWN_STDERR_TO_DEV_NULL;
+              break;
+            }
+          p->child_fds[i] = fcntl (p->child_fds[SPAWN_PROCESS_STDOUT] >= 0
+                                     ? p->child_fds[SPAWN_PROCESS_STDOUT] : STDOUT_FILENO,
+                                   F_DUPFD_CLOEXEC, 3);
+          if (p->child_fds[i] < 0)
+            {
+              g_propagate_error (error, _spawn_error_new (errno, "Cannot merge stderr"));
+              return FALSE;
             }
           break;
         case SPAWN_CHANNEL_FORWARD:
