@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "spawn.h"
+#include <libspawn/libspawn.h>
 
 #define N_CHILDREN 5
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "spawn.h"
+#include <libspawn/libspawn.h>
 
 typedef struct {
   GMainLoop *loop;

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "spawn-process.h"
+#include <libspawn/libspawn.h>
 
 typedef struct {
   GMainLoop *loop;

@@ -7,7 +7,7 @@
 
 #include <signal.h>
 
-#include "spawn.h"
+#include "spawn-async.h"
 
 /* What a child that fails before exec leaves for its parent. */
 typedef struct {

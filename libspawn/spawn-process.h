@@ -8,9 +8,13 @@
  */
 #pragma once
 
+#if !defined (LIBSPAWN_INSIDE) && !defined (LIBSPAWN_COMPILATION)
+#error "Only <libspawn/libspawn.h> can be included directly."
+#endif
+
 #include <glib-object.h>
 
-#include "spawn.h"
+#include <libspawn/spawn-async.h>
 
 G_BEGIN_DECLS
 

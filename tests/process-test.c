@@ -19,7 +19,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "spawn-process.h"
+#include <libspawn/libspawn.h>
 #include "testutil.h"
 
 /* Generous bounds for things that take milliseconds when all is well. */

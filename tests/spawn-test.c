@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "spawn.h"
+#include <libspawn/libspawn.h>
 #include "testutil.h"
 
 typedef struct {

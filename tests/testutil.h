@@ -7,7 +7,7 @@
 
 #include <glib.h>
 
-#include "spawn.h"
+#include <libspawn/libspawn.h>
 
 G_BEGIN_DECLS
 

@@ -3,9 +3,7 @@
  * A contender is one way of starting a child and learning that it ended:
  * start() launches argv and arranges for bench_exited (slot) to be called
  * when the end is delivered; wait() runs the contender's own event loop
- * until every pending child has been delivered.  This header does not
- * include libspawn's spawn.h, whose name shadows POSIX <spawn.h>: the raw
- * contenders (posix_spawn) live in a file that never sees libspawn's.
+ * until every pending child has been delivered.
  */
 #pragma once
 

@@ -9,8 +9,7 @@
 
 #include <gio/gio.h>
 
-#include "spawn.h"
-#include "spawn-process.h"
+#include <libspawn/libspawn.h>
 
 static void
 libspawn_setup (BenchContender *c)

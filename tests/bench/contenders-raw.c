@@ -6,11 +6,7 @@
  * hygiene, no status decoding: the least a correct program can do.
  *
  * "fork+exec": fork(), execv() in the child, a blocking waitpid(-1) loop.
- *
- * This file includes POSIX <spawn.h>, which libspawn's own spawn.h would
- * shadow, so it is built without libspawn's include directory.
  */
-#define _GNU_SOURCE
 #include "bench.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* spawn.h - start and watch child processes without process-wide state
+/* spawn-async.h - start and watch child processes without process-wide state
  *
  * libspawn starts a program and hands back a SpawnChild: its PID and a file
  * descriptor that becomes readable when it ends.  A GSource on that
@@ -7,6 +7,10 @@
  * or, as a last resort, a chaining SIGCHLD handler do the job.
  */
 #pragma once
+
+#if !defined (LIBSPAWN_INSIDE) && !defined (LIBSPAWN_COMPILATION)
+#error "Only <libspawn/libspawn.h> can be included directly."
+#endif
 
 #include <glib.h>
 #include <sys/types.h>

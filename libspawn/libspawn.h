@@ -1,0 +1,16 @@
+/* libspawn.h - the one header of libspawn
+ *
+ *     #include <libspawn/libspawn.h>   // pkg-config --cflags --libs libspawn-1
+ *
+ * spawn-async.h: spawn_async_fd(), SpawnChild and its watch;
+ * spawn-process.h: SpawnProcess, the QProcess-style object.
+ *
+ * The headers live in a directory of their own and none is named like a
+ * system header, so that <spawn.h> stays POSIX's in programs that use both.
+ */
+#pragma once
+
+#define LIBSPAWN_INSIDE
+#include <libspawn/spawn-async.h>
+#include <libspawn/spawn-process.h>
+#undef LIBSPAWN_INSIDE
