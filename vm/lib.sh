@@ -13,10 +13,68 @@ die() {
 }
 
 # step MESSAGE: progress line with the time elapsed since the script started.
+# MESSAGE is also the step that a failure is blamed on (see on_error).
+_vm_step='starting'
 step() {
 	local t=$(( $(date +%s) - _vm_t0 ))
+	_vm_step=$*
 	printf '[%s %02d:%02d] %s\n' "${0##*/}" $((t / 60)) $((t % 60)) "$*" >&2
 }
+
+# step_failed NAME STATUS LOG COMMAND...: say which step failed, with what
+# command and status, show the last 20 lines of its log, and exit 2.
+step_failed() {
+	local name=$1 rc=$2 log=$3
+	shift 3
+	{
+		printf '%s: error: step "%s" failed (exit status %s)\n' "${0##*/}" "$name" "$rc"
+		printf '  command: %s\n' "$*"
+		if [ -s "$log" ]; then
+			printf '  last lines of %s:\n' "$log"
+			tail -n 20 "$log" | sed 's/^/  | /'
+		fi
+	} >&2
+	exit 2
+}
+
+# run_step [--show] NAME LOG CMD...: run CMD with its output appended to
+# LOG (with --show, on the terminal too); if it fails, step_failed.
+run_step() {
+	local show=0 name log rc=0
+	[ "$1" != --show ] || { show=1; shift; }
+	name=$1 log=$2
+	shift 2
+	mkdir -p "$(dirname "$log")"
+	if [ "$show" = 1 ]; then
+		"$@" 2>&1 | tee -a "$log" || rc=$?
+	else
+		"$@" >>"$log" 2>&1 || rc=$?
+	fi
+	[ "$rc" = 0 ] || step_failed "$name" "$rc" "$log" "$*"
+}
+
+# require_commands CMD...: stop before any work when a tool is missing,
+# naming it, rather than failing minutes later in a build rule.
+require_commands() {
+	local c absent=()
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || absent+=("$c")
+	done
+	[ "${#absent[@]}" = 0 ] ||
+		die "missing command(s): ${absent[*]} (vm/install-deps installs them)"
+}
+
+# A command that fails outside run_step still says where: the step, the
+# line and the command (set -e would otherwise exit without a word).
+# shellcheck disable=SC2317 # called through trap
+on_error() {
+	local rc=$1 line=$2 cmd=$3
+	[ "$BASH_SUBSHELL" = 0 ] || return 0
+	printf '%s: error: step "%s" failed (exit status %s) at line %s: %s\n' \
+		"${0##*/}" "$_vm_step" "$rc" "$line" "$cmd" >&2
+}
+set -o errtrace
+trap 'on_error "$?" "$LINENO" "$BASH_COMMAND"' ERR
 
 check_variant() {
 	local v
@@ -28,14 +86,17 @@ check_variant() {
 
 # with_lock FILE CMD...: run CMD holding an exclusive lock on FILE, so two
 # builds of the same thing wait for each other instead of sharing a tree.
+# Not in a subshell, so that CMD's progress and failures are this script's.
 with_lock() {
-	local lock=$1
+	local lock=$1 fd
 	shift
 	mkdir -p "$(dirname "$lock")"
-	(
-		flock 9
-		"$@"
-	) 9>"$lock"
+	exec {fd}>"$lock"
+	flock "$fd"
+	# Plain call: under "|| …" set -e would be off inside CMD. A failure
+	# exits the script, which releases the lock.
+	"$@"
+	exec {fd}>&-
 }
 
 # kernel_series: the patch files of kernel/patches, in order, without the
