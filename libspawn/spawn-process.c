@@ -88,7 +88,16 @@ typedef struct {
   SpawnProcess *process;       /* not a reference: dispose destroys us */
 } ProcessSource;
 
-static void process_events (SpawnProcess *self, const GIOCondition revents[4]);
+/* What a blocking wait waits for; the source waits for nothing. */
+typedef enum {
+  WAIT_NOTHING,
+  WAIT_READY_READ,
+  WAIT_BYTES_WRITTEN,
+  WAIT_FINISHED,
+} WaitFor;
+
+static void process_events (SpawnProcess *self, const GIOCondition revents[4],
+                            WaitFor what);
 
 static void
 set_state (SpawnProcess *self, SpawnProcessState state)
@@ -197,7 +206,7 @@ process_source_dispatch (GSource *source, GSourceFunc callback G_GNUC_UNUSED,
   if (self->child_tag != NULL)
     revents[CHILD_SLOT] = g_source_query_unix_fd (source, self->child_tag);
   g_object_ref (self);
-  process_events (self, revents);
+  process_events (self, revents, WAIT_NOTHING);
   g_object_unref (self);
   return G_SOURCE_CONTINUE;
 }
@@ -445,12 +454,17 @@ check_deadlines (SpawnProcess *self)
 
 /* Everything a wakeup can mean, for both the source and the waits.
  * @revents: what poll said of stdin, stdout, stderr and the child's fd.
+ * @what: a wait stops the pass once what it waits for has happened, as
+ * QProcess's do: a wait for output or for a write that also processed
+ * the end would leave the caller's next wait_for_finished() with a
+ * process that is no longer running.
  * Handlers may do anything, including dropping their reference: the
  * caller holds one. */
 static void
-process_events (SpawnProcess *self, const GIOCondition revents[4])
+process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFor what)
 {
   gboolean got[3] = { FALSE, FALSE, FALSE };
+  guint64 writes = self->write_count;
   int err;
 
   if (self->state != SPAWN_PROCESS_RUNNING)
@@ -462,9 +476,13 @@ process_events (SpawnProcess *self, const GIOCondition revents[4])
   emit_ready_read (self, got);
   if (self->state != SPAWN_PROCESS_RUNNING)
     return;
+  if (what == WAIT_READY_READ && (got[SPAWN_PROCESS_STDOUT] || got[SPAWN_PROCESS_STDERR]))
+    return;
   if (revents[SPAWN_PROCESS_STDIN])
     flush_stdin (self);
   if (self->state != SPAWN_PROCESS_RUNNING)
+    return;
+  if (what == WAIT_BYTES_WRITTEN && self->write_count != writes)
     return;
   check_deadlines (self);
   if (self->state != SPAWN_PROCESS_RUNNING)
@@ -802,12 +820,6 @@ spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout
 
 /* Waiting without a main loop */
 
-typedef enum {
-  WAIT_READY_READ,
-  WAIT_BYTES_WRITTEN,
-  WAIT_FINISHED,
-} WaitFor;
-
 static int
 poll_timeout (SpawnProcess *self, gint64 deadline)
 {
@@ -880,7 +892,7 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
         g_error ("poll: %s", g_strerror (errno));
       for (i = 0; i < n; i++)
         revents[slot[i]] = pfd[i].revents;
-      process_events (self, revents);
+      process_events (self, revents, what);
     }
   g_object_unref (self);
   return ok;

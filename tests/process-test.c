@@ -2175,6 +2175,69 @@ test_pipe_held_open (gconstpointer data)
   events_clear (&ev);
 }
 
+/* ---- defects found by review and by Qt's tst_qprocess ---- */
+
+static void
+test_wait_one_thing (gconstpointer data)
+{
+  g_autofree guint8 *input = pattern (1024 * 1024);
+  GError *error = NULL;
+  SpawnProcess *proc;
+  GString *got;
+  Events ev;
+  int round, i;
+
+  g_test_summary ("wait_for_bytes_written() returns after the write and "
+                  "wait_for_ready_read() after the read, leaving the end for "
+                  "wait_for_finished(): write; close_write_channel; while "
+                  "(bytes_to_write) wait_for_bytes_written(); wait_for_finished() "
+                  "works, and so does reading until all is in, then waiting");
+  if (!testutil_use_backend (data))
+    return;
+  for (round = 0; round < 10; round++)
+    {
+      proc = helper_process ("cat", NULL);
+      events_watch (&ev, proc);
+      spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_DISCARD);
+      start_ok (proc);
+      g_assert_true (spawn_process_write (proc, input, 1024 * 1024, &error));
+      g_assert_no_error (error);
+      spawn_process_close_write_channel (proc);
+      for (i = 0; spawn_process_get_bytes_to_write (proc) > 0; i++)
+        {
+          g_assert_cmpint (i, <, 100000);
+          g_assert_true (spawn_process_wait_for_bytes_written (proc, WAIT_MS, &error));
+          g_assert_no_error (error);
+        }
+      wait_finished_ok (proc, WAIT_MS);
+      assert_exited (proc, &ev, 0);
+      g_assert_cmpuint (ev.written, ==, 1024 * 1024);
+      g_object_unref (proc);
+      events_clear (&ev);
+
+      /* It prints its last line and ends at once. */
+      got = g_string_new (NULL);
+      proc = helper_process ("lines", "3", NULL);
+      events_watch (&ev, proc);
+      start_ok (proc);
+      while (!g_str_has_suffix (got->str, "end"))
+        {
+          g_autofree char *more = NULL;
+
+          g_assert_true (spawn_process_wait_for_ready_read (proc, WAIT_MS, &error));
+          g_assert_no_error (error);
+          more = read_all_str (proc, SPAWN_PROCESS_STDOUT);
+          g_string_append (got, more);
+        }
+      g_assert_cmpstr (got->str, ==, "line 0\nline 1\nline 2\nend");
+      g_string_free (got, TRUE);
+      wait_finished_ok (proc, WAIT_MS);
+      assert_exited (proc, &ev, 0);
+      g_object_unref (proc);
+      events_clear (&ev);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2207,6 +2270,7 @@ main (int argc, char **argv)
     { "bad-file", test_bad_file },
     { "execute", test_execute },
     { "cpu-times", test_cpu_times },
+    { "wait-one-thing", test_wait_one_thing },
   };
 
   testutil_init (&argc, &argv);
