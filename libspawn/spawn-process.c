@@ -841,7 +841,7 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
 {
   gint64 deadline = timeout_ms < 0 ? -1 : g_get_monotonic_time () + (gint64) timeout_ms * 1000;
   guint64 reads = self->read_count, writes = self->write_count;
-  gboolean ok = FALSE;
+  gboolean ok = FALSE, polled = FALSE;
 
   g_object_ref (self);
   for (;;)
@@ -869,7 +869,9 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
           fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "Nothing to write");
           break;
         }
-      if (deadline >= 0 && g_get_monotonic_time () >= deadline)
+      /* Only after one poll at least: with a timeout of 0 the caller
+       * asks "anything now?", and a loop of such calls must get there. */
+      if (polled && deadline >= 0 && g_get_monotonic_time () >= deadline)
         {
           fail (error, SPAWN_PROCESS_ERROR_TIMED_OUT, "Timed out waiting for the process");
           break;
@@ -890,6 +892,7 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
       slot[n++] = CHILD_SLOT;
       if (poll (pfd, n, poll_timeout (self, deadline)) < 0 && errno != EINTR)
         g_error ("poll: %s", g_strerror (errno));
+      polled = TRUE;
       for (i = 0; i < n; i++)
         revents[slot[i]] = pfd[i].revents;
       process_events (self, revents, what);

@@ -2178,6 +2178,65 @@ test_pipe_held_open (gconstpointer data)
 /* ---- defects found by review and by Qt's tst_qprocess ---- */
 
 static void
+test_wait_zero (gconstpointer data)
+{
+  g_autofree guint8 *input = pattern (1024 * 1024);
+  GError *error = NULL;
+  SpawnProcess *proc;
+  gint64 guard;
+  Events ev;
+  guint64 polls;
+
+  g_test_summary ("wait_for_*() with a timeout of 0 polls once: "
+                  "while (!wait_for_finished (p, 0)) work(); ends, and so "
+                  "do the same loops over wait_for_ready_read() and "
+                  "wait_for_bytes_written()");
+  if (!testutil_use_backend (data))
+    return;
+  /* A hang guard only: each loop ends in milliseconds when all is well. */
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  g_assert_true (spawn_process_write (proc, input, 1024 * 1024, &error));
+  g_assert_no_error (error);
+  guard = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
+  for (polls = 0; spawn_process_get_bytes_to_write (proc) > 0; polls++)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, guard);
+      if (!spawn_process_wait_for_bytes_written (proc, 0, &error))
+        {
+          g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
+          g_clear_error (&error);
+        }
+      collect_channel (proc, SPAWN_PROCESS_STDOUT, ev.out);
+    }
+  g_assert_cmpuint (ev.written, ==, 1024 * 1024);
+  spawn_process_close_write_channel (proc);
+  while (ev.out->len < 1024 * 1024)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, guard);
+      if (!spawn_process_wait_for_ready_read (proc, 0, &error))
+        {
+          g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
+          g_clear_error (&error);
+        }
+      collect_channel (proc, SPAWN_PROCESS_STDOUT, ev.out);
+    }
+  assert_same_bytes (ev.out->data, ev.out->len, input, 1024 * 1024);
+  while (!spawn_process_wait_for_finished (proc, 0, &error))
+    {
+      g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
+      g_clear_error (&error);
+      g_assert_cmpint (g_get_monotonic_time (), <, guard);
+    }
+  g_assert_no_error (error);
+  assert_exited (proc, &ev, 0);
+  g_test_message ("%" G_GUINT64_FORMAT " polls for bytes written", polls);
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+static void
 test_wait_one_thing (gconstpointer data)
 {
   g_autofree guint8 *input = pattern (1024 * 1024);
@@ -2270,6 +2329,7 @@ main (int argc, char **argv)
     { "bad-file", test_bad_file },
     { "execute", test_execute },
     { "cpu-times", test_cpu_times },
+    { "wait-zero", test_wait_zero },
     { "wait-one-thing", test_wait_one_thing },
   };
 
