@@ -891,7 +891,14 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
       pfd[n].events = POLLIN;
       slot[n++] = CHILD_SLOT;
       if (poll (pfd, n, poll_timeout (self, deadline)) < 0 && errno != EINTR)
-        g_error ("poll: %s", g_strerror (errno));
+        {
+          /* EINVAL (RLIMIT_NOFILE below our fd count) or ENOMEM: the wait
+           * failed, the process did not; it is still ours to wait for. */
+          g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_READ_ERROR,
+                       "Cannot poll the descriptors of process %d: %s",
+                       (int) spawn_child_get_pid (self->child), g_strerror (errno));
+          break;
+        }
       polled = TRUE;
       for (i = 0; i < n; i++)
         revents[slot[i]] = pfd[i].revents;

@@ -2297,6 +2297,39 @@ test_wait_one_thing (gconstpointer data)
     }
 }
 
+static void
+test_poll_fails (gconstpointer data)
+{
+  struct rlimit saved, low;
+  GError *error = NULL;
+  SpawnProcess *proc;
+  Events ev;
+
+  g_test_summary ("a poll() that fails (here EINVAL: more descriptors than "
+                  "RLIMIT_NOFILE) makes the wait return FALSE with "
+                  "READ_ERROR instead of aborting; the process is unharmed");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  g_assert_no_errno (getrlimit (RLIMIT_NOFILE, &saved));
+  low = saved;
+  low.rlim_cur = 1;
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &low));
+  g_assert_false (spawn_process_wait_for_finished (proc, WAIT_MS, &error));
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &saved));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_READ_ERROR);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
+  spawn_process_close_write_channel (proc);
+  wait_finished_ok (proc, WAIT_MS);
+  assert_exited (proc, &ev, 0);
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2331,6 +2364,7 @@ main (int argc, char **argv)
     { "cpu-times", test_cpu_times },
     { "wait-zero", test_wait_zero },
     { "wait-one-thing", test_wait_one_thing },
+    { "poll-fails", test_poll_fails },
   };
 
   testutil_init (&argc, &argv);
