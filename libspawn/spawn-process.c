@@ -439,13 +439,17 @@ check_deadlines (SpawnProcess *self)
 {
   gint64 now = g_get_monotonic_time ();
 
+  /* Called once the status has been looked for and was not there: the
+   * process ran at the deadline as far as we can tell.  Only a kill that
+   * reached it is a timeout: ESRCH (clonefd, the process just exited and
+   * was reaped by the kernel) means its end is on its way. */
   if (self->kill_deadline > 0 && now >= self->kill_deadline)
     {
       self->kill_deadline = 0;
-      spawn_child_send_signal (self->child, SIGKILL, NULL);
-      emit_error (self, SPAWN_PROCESS_ERROR_TIMED_OUT,
-                  "Process %d killed after %d ms", (int) spawn_child_get_pid (self->child),
-                  self->kill_timeout_ms);
+      if (spawn_child_send_signal (self->child, SIGKILL, NULL))
+        emit_error (self, SPAWN_PROCESS_ERROR_TIMED_OUT,
+                    "Process %d killed after %d ms", (int) spawn_child_get_pid (self->child),
+                    self->kill_timeout_ms);
     }
   if (self->state == SPAWN_PROCESS_RUNNING && self->next_recheck > 0 &&
       now >= self->next_recheck)
@@ -484,14 +488,17 @@ process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFor what)
     return;
   if (what == WAIT_BYTES_WRITTEN && self->write_count != writes)
     return;
-  check_deadlines (self);
-  if (self->state != SPAWN_PROCESS_RUNNING)
-    return;
-  /* Cheap when it has not ended: one non-blocking read or waitid. */
+  /* The status first, then the deadlines: a loop or a wait that comes
+   * late must not take a process that exited in time for one that ran
+   * over.  Cheap when it has not ended: one non-blocking read or waitid. */
   err = _spawn_child_collect (self->child);
   if (err != -EAGAIN)
-    finish (self, err);
-  else if (self->source != NULL)
+    {
+      finish (self, err);
+      return;
+    }
+  check_deadlines (self);
+  if (self->state == SPAWN_PROCESS_RUNNING && self->source != NULL)
     update_ready_time (self);
 }
 

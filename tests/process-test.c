@@ -2330,6 +2330,60 @@ test_poll_fails (gconstpointer data)
   events_clear (&ev);
 }
 
+/* Let the clock pass @when (monotonic µs) on a context of our own, so
+ * that no process's source is dispatched meanwhile: what a busy or late
+ * main loop looks like to it. */
+static void
+let_time_pass (gint64 when)
+{
+  GMainContext *ctx = g_main_context_new ();
+
+  while (g_get_monotonic_time () < when)
+    {
+      GSource *timeout = g_timeout_source_new ((when - g_get_monotonic_time ()) / 1000 + 1);
+      gboolean expired = FALSE;
+
+      g_source_set_callback (timeout, on_expired, &expired, NULL);
+      g_source_attach (timeout, ctx);
+      while (!expired)
+        g_main_context_iteration (ctx, TRUE);
+      g_source_destroy (timeout);
+      g_source_unref (timeout);
+    }
+  g_main_context_unref (ctx);
+}
+
+static void
+test_kill_timeout_late (gconstpointer data)
+{
+  SpawnProcess *proc;
+  gint64 t0;
+  Events ev;
+  int round;
+
+  g_test_summary ("a process that exited before its kill timeout, seen only "
+                  "after the deadline (a late loop or wait), finished "
+                  "normally: no TIMED_OUT, its own exit status");
+  if (!testutil_use_backend (data))
+    return;
+  for (round = 0; round < 2; round++)
+    {
+      proc = helper_process ("exit", "3", NULL);
+      events_watch (&ev, proc);
+      spawn_process_set_kill_timeout (proc, 100);
+      t0 = g_get_monotonic_time ();
+      start_ok (proc);
+      /* A zombie, or gone with CLONE_AUTOREAP: either way it ended. */
+      assert_ended (spawn_process_get_pid (proc), FALSE);
+      let_time_pass (t0 + 200 * 1000);
+      await_finished (proc, &ev, round == 1);
+      assert_exited (proc, &ev, 3);
+      g_assert_cmpstr (ev.log->str, ==, "started finished");
+      g_object_unref (proc);
+      events_clear (&ev);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2365,6 +2419,7 @@ main (int argc, char **argv)
     { "wait-zero", test_wait_zero },
     { "wait-one-thing", test_wait_one_thing },
     { "poll-fails", test_poll_fails },
+    { "kill-timeout-late", test_kill_timeout_late },
   };
 
   testutil_init (&argc, &argv);
