@@ -1009,13 +1009,29 @@ spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms, GError **er
 static gboolean
 send_signal (SpawnProcess *self, int signum, GError **error)
 {
+  GError *local_error = NULL;
+
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (self->state != SPAWN_PROCESS_RUNNING)
     return fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
   /* Through the process's fd: never a process that reused the PID. */
-  return spawn_child_send_signal (self->child, signum, error);
+  if (!spawn_child_send_signal (self->child, signum, &local_error))
+    {
+      /* ESRCH: it has exited, and its end is on its way to us (clonefd,
+       * whose kernel reaps it at once).  pidfd and sigchld signal the
+       * zombie and succeed; QProcess does nothing and does not fail.
+       * One answer on every backend: there was nothing left to end. */
+      if (g_error_matches (local_error, SPAWN_ERROR, SPAWN_ERROR_SRCH))
+        {
+          g_error_free (local_error);
+          return TRUE;
+        }
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /**

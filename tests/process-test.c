@@ -2384,6 +2384,35 @@ test_kill_timeout_late (gconstpointer data)
     }
 }
 
+static void
+test_signal_exited (gconstpointer data)
+{
+  GError *error = NULL;
+  SpawnProcess *proc;
+  Events ev;
+
+  g_test_summary ("terminate() and kill() on a process that has exited but "
+                  "whose end was not processed yet succeed and do nothing, "
+                  "on every backend (QProcess: a no-op); the exit status is "
+                  "its own");
+  if (!testutil_use_backend (data))
+    return;
+  proc = helper_process ("exit", "4", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  assert_ended (spawn_process_get_pid (proc), FALSE);
+  g_assert_true (spawn_process_terminate (proc, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_process_kill (proc, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
+  wait_finished_ok (proc, WAIT_MS);
+  assert_exited (proc, &ev, 4);
+  g_assert_cmpstr (ev.log->str, ==, "started finished");
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2420,6 +2449,7 @@ main (int argc, char **argv)
     { "wait-one-thing", test_wait_one_thing },
     { "poll-fails", test_poll_fails },
     { "kill-timeout-late", test_kill_timeout_late },
+    { "signal-exited", test_signal_exited },
   };
 
   testutil_init (&argc, &argv);
