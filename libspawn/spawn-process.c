@@ -1404,6 +1404,44 @@ spawn_process_set_working_directory (SpawnProcess *self, const char *path)
   self->working_directory = g_strdup (path);
 }
 
+/* A copy of @envp where a name given twice keeps its last value, in the
+ * place of its first: QProcessEnvironment makes the later one win, while
+ * execve() passes both and getenv() finds the first. */
+static char **
+dedupe_environment (const char * const *envp)
+{
+  g_autoptr (GHashTable) last = NULL;
+  GPtrArray *out;
+  gsize i;
+
+  if (envp == NULL)
+    return NULL;
+  /* name → index of its last entry */
+  last = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (i = 0; envp[i] != NULL; i++)
+    {
+      const char *eq = strchr (envp[i], '=');
+      char *name = eq ? g_strndup (envp[i], eq - envp[i]) : g_strdup (envp[i]);
+
+      g_hash_table_insert (last, name, GSIZE_TO_POINTER (i));
+    }
+  out = g_ptr_array_new ();
+  for (i = 0; envp[i] != NULL; i++)
+    {
+      const char *eq = strchr (envp[i], '=');
+      g_autofree char *name = eq ? g_strndup (envp[i], eq - envp[i]) : g_strdup (envp[i]);
+      gpointer found;
+
+      /* At the first entry of a name, the last one's value; skip the rest. */
+      if (!g_hash_table_lookup_extended (last, name, NULL, &found))
+        continue;
+      g_ptr_array_add (out, g_strdup (envp[GPOINTER_TO_SIZE (found)]));
+      g_hash_table_remove (last, name);
+    }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
 /**
  * spawn_process_set_environment:
  * @self: a process
@@ -1411,7 +1449,8 @@ spawn_process_set_working_directory (SpawnProcess *self, const char *path)
  *   %NULL for ours as it is at start time
  *
  * Replaces the environment, and forgets earlier spawn_process_setenv()
- * and spawn_process_unsetenv() calls.
+ * and spawn_process_unsetenv() calls.  A name given twice gets its later
+ * value, as with QProcessEnvironment.
  */
 void
 spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
@@ -1419,7 +1458,7 @@ spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
   g_return_if_fail (SPAWN_IS_PROCESS (self));
 
   g_strfreev (self->environment);
-  self->environment = g_strdupv ((char **) envp);
+  self->environment = dedupe_environment (envp);
   g_hash_table_remove_all (self->env_changes);
 }
 

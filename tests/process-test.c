@@ -2413,6 +2413,27 @@ test_signal_exited (gconstpointer data)
   events_clear (&ev);
 }
 
+static void
+test_environment_duplicate (gconstpointer data)
+{
+  const char *envp[] = { "SPAWN_DUP=first", "SPAWN_OTHER=1", "SPAWN_DUP=second", NULL };
+  g_auto (GStrv) env = NULL;
+  SpawnProcess *proc;
+
+  g_test_summary ("set_environment() with a name given twice: the later "
+                  "entry wins and the child gets the name once, as with "
+                  "QProcessEnvironment");
+  if (!testutil_use_backend (data))
+    return;
+  proc = helper_process ("environ", NULL);
+  spawn_process_set_environment (proc, envp);
+  env = child_environ (proc);
+  g_assert_cmpuint (g_strv_length (env), ==, 2);
+  g_assert_cmpstr (env[0], ==, "SPAWN_DUP=second");
+  g_assert_cmpstr (env[1], ==, "SPAWN_OTHER=1");
+  g_object_unref (proc);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2450,6 +2471,7 @@ main (int argc, char **argv)
     { "poll-fails", test_poll_fails },
     { "kill-timeout-late", test_kill_timeout_late },
     { "signal-exited", test_signal_exited },
+    { "environment-duplicate", test_environment_duplicate },
   };
 
   testutil_init (&argc, &argv);
