@@ -136,6 +136,17 @@ pending (const Channel *c)
   return c->data->len - c->pos;
 }
 
+/* Where the pending bytes start.  A GByteArray that never held a byte
+ * has no storage at all: NULL, which memchr() and friends must not get
+ * even with a length of 0, and on which no offset may be added. */
+static const guint8 *
+pending_data (const Channel *c)
+{
+  static const guint8 nothing[1];
+
+  return c->data->data != NULL ? c->data->data + c->pos : nothing;
+}
+
 static void
 consume (Channel *c, gsize n)
 {
@@ -289,7 +300,7 @@ flush_stdin (SpawnProcess *self)
 
   while (c->fd >= 0 && pending (c) > 0)
     {
-      ssize_t n = write_no_sigpipe (c->fd, c->data->data + c->pos, pending (c));
+      ssize_t n = write_no_sigpipe (c->fd, pending_data (c), pending (c));
 
       if (n < 0 && errno == EAGAIN)
         break;
@@ -1196,7 +1207,7 @@ spawn_process_read_all (SpawnProcess *self, SpawnProcessChannel channel)
 
   if (c == NULL)
     return NULL;
-  bytes = g_bytes_new (c->data->data + c->pos, pending (c));
+  bytes = g_bytes_new (pending_data (c), pending (c));
   g_byte_array_set_size (c->data, 0);
   c->pos = 0;
   return bytes;
@@ -1205,7 +1216,7 @@ spawn_process_read_all (SpawnProcess *self, SpawnProcessChannel channel)
 static const guint8 *
 find_newline (Channel *c)
 {
-  return memchr (c->data->data + c->pos, '\n', pending (c));
+  return memchr (pending_data (c), '\n', pending (c));
 }
 
 /**
@@ -1249,7 +1260,7 @@ spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
 
   if (c == NULL)
     return NULL;
-  start = (const char *) c->data->data + c->pos;
+  start = (const char *) pending_data (c);
   nl = find_newline (c);
   if (nl != NULL)
     len = (const char *) nl - start;
@@ -1295,7 +1306,8 @@ spawn_process_write (SpawnProcess *self, const void *data, gsize len, GError **e
     return fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
   if (c->fd < 0 || self->close_write_requested)
     return fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "The write channel is closed");
-  g_byte_array_append (c->data, data, len);
+  if (len > 0)
+    g_byte_array_append (c->data, data, len);
   g_object_ref (self);
   if (!flush_stdin (self))
     {

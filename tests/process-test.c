@@ -2434,6 +2434,47 @@ test_environment_duplicate (gconstpointer data)
   g_object_unref (proc);
 }
 
+/* Every reading call on @proc's @channel, which holds nothing. */
+static void
+assert_channel_empty (SpawnProcess *proc, SpawnProcessChannel channel)
+{
+  GBytes *bytes;
+
+  g_assert_cmpuint (spawn_process_get_bytes_available (proc, channel), ==, 0);
+  g_assert_false (spawn_process_can_read_line (proc, channel));
+  g_assert_null (spawn_process_read_line (proc, channel));
+  bytes = spawn_process_read_all (proc, channel);
+  g_assert_nonnull (bytes);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, 0);
+  g_bytes_unref (bytes);
+}
+
+static void
+test_empty_buffers (gconstpointer data)
+{
+  GError *error = NULL;
+  SpawnProcess *proc;
+
+  g_test_summary ("reading from buffers that never held a byte (a new "
+                  "object, a silent process) and writing nothing pass no "
+                  "NULL buffer to the C library (run under UBSan)");
+  if (!testutil_use_backend (data))
+    return;
+  proc = helper_process ("cat", NULL);
+  assert_channel_empty (proc, SPAWN_PROCESS_STDOUT);
+  assert_channel_empty (proc, SPAWN_PROCESS_STDERR);
+  start_ok (proc);
+  g_assert_true (spawn_process_write (proc, NULL, 0, &error));
+  g_assert_no_error (error);
+  assert_channel_empty (proc, SPAWN_PROCESS_STDOUT);
+  assert_channel_empty (proc, SPAWN_PROCESS_STDERR);
+  spawn_process_close_write_channel (proc);
+  wait_finished_ok (proc, WAIT_MS);
+  assert_channel_empty (proc, SPAWN_PROCESS_STDOUT);
+  assert_channel_empty (proc, SPAWN_PROCESS_STDERR);
+  g_object_unref (proc);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2472,6 +2513,7 @@ main (int argc, char **argv)
     { "kill-timeout-late", test_kill_timeout_late },
     { "signal-exited", test_signal_exited },
     { "environment-duplicate", test_environment_duplicate },
+    { "empty-buffers", test_empty_buffers },
   };
 
   testutil_init (&argc, &argv);
