@@ -62,6 +62,15 @@ struct _SpawnProcess {
   guint64 read_count;          /* reads that brought data, for the waits */
   guint64 write_count;
 
+  /* No signal is emitted again from inside a handler of its own (a
+   * handler that writes from "bytes-written", or waits for output in
+   * "ready-read-*"): what happens meanwhile is announced once it has
+   * returned, from the emission that was running. */
+  gboolean emitting_written;
+  guint64 unannounced_written;
+  gboolean emitting_ready[3];
+  gboolean unannounced_ready[3];
+
   /* After the end */
   gboolean have_exit;
   SpawnExitInfo exit_info;
@@ -289,6 +298,29 @@ watch_stdin (SpawnProcess *self)
     }
 }
 
+/* "bytes-written", never from inside one of its handlers: a handler that
+ * writes again would otherwise recurse once per write (tens of thousands
+ * of frames for a pipe's worth of small writes).  Counts that come in
+ * meanwhile are announced in a loop once the handler has returned.  The
+ * caller holds a reference. */
+static void
+emit_bytes_written (SpawnProcess *self, guint64 written)
+{
+  if (self->emitting_written)
+    {
+      self->unannounced_written += written;
+      return;
+    }
+  self->emitting_written = TRUE;
+  while (written > 0)
+    {
+      g_signal_emit (self, signals[SIGNAL_BYTES_WRITTEN], 0, written);
+      written = self->unannounced_written;
+      self->unannounced_written = 0;
+    }
+  self->emitting_written = FALSE;
+}
+
 /* Writes what is buffered for stdin, as far as the pipe takes it.  Returns
  * FALSE if the write failed (reported through "error-occurred"). */
 static gboolean
@@ -326,7 +358,7 @@ flush_stdin (SpawnProcess *self)
   if (written > 0)
     {
       self->write_count++;
-      g_signal_emit (self, signals[SIGNAL_BYTES_WRITTEN], 0, written);
+      emit_bytes_written (self, written);
     }
   return ok;
 }
@@ -378,13 +410,39 @@ read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean drain)
   return got;
 }
 
+/* "ready-read-*", never from inside one of its own handlers (one that
+ * calls wait_for_ready_read(), say): data read meanwhile is announced
+ * again once the handler has returned, if it is still buffered.  The
+ * caller holds a reference. */
+static void
+emit_ready_read_channel (SpawnProcess *self, SpawnProcessChannel i)
+{
+  guint id = signals[i == SPAWN_PROCESS_STDOUT ? SIGNAL_READY_READ_STDOUT
+                                               : SIGNAL_READY_READ_STDERR];
+
+  if (self->emitting_ready[i])
+    {
+      self->unannounced_ready[i] = TRUE;
+      return;
+    }
+  self->emitting_ready[i] = TRUE;
+  do
+    {
+      self->unannounced_ready[i] = FALSE;
+      g_signal_emit (self, id, 0);
+    }
+  while (self->unannounced_ready[i] && pending (&self->channels[i]) > 0);
+  self->unannounced_ready[i] = FALSE;
+  self->emitting_ready[i] = FALSE;
+}
+
 static void
 emit_ready_read (SpawnProcess *self, const gboolean got[3])
 {
   if (got[SPAWN_PROCESS_STDOUT])
-    g_signal_emit (self, signals[SIGNAL_READY_READ_STDOUT], 0);
+    emit_ready_read_channel (self, SPAWN_PROCESS_STDOUT);
   if (got[SPAWN_PROCESS_STDERR])
-    g_signal_emit (self, signals[SIGNAL_READY_READ_STDERR], 0);
+    emit_ready_read_channel (self, SPAWN_PROCESS_STDERR);
 }
 
 /* The end */

@@ -2475,6 +2475,139 @@ test_empty_buffers (gconstpointer data)
   g_object_unref (proc);
 }
 
+typedef struct {
+  SpawnProcess *proc;
+  int depth;               /* handlers of the signal now running */
+  int max_depth;
+  guint64 written;
+  guint64 to_write;
+  int emissions;
+  int waits;
+  GByteArray *got;
+} Reentry;
+
+static void
+on_written_write_more (SpawnProcess *proc, guint64 count, gpointer data)
+{
+  static const char chunk[16] = "0123456789abcde";
+  Reentry *r = data;
+  GError *error = NULL;
+
+  r->depth++;
+  r->max_depth = MAX (r->max_depth, r->depth);
+  r->written += count;
+  r->emissions++;
+  if (r->to_write > 0)
+    {
+      r->to_write -= sizeof chunk;
+      g_assert_true (spawn_process_write (proc, chunk, sizeof chunk, &error));
+      g_assert_no_error (error);
+    }
+  r->depth--;
+}
+
+static void
+on_ready_wait_more (SpawnProcess *proc, gpointer data)
+{
+  Reentry *r = data;
+  GError *error = NULL;
+
+  r->depth++;
+  r->max_depth = MAX (r->max_depth, r->depth);
+  r->emissions++;
+  collect_channel (proc, SPAWN_PROCESS_STDOUT, r->got);
+  /* Ask for more and wait for it from inside the handler, a few times. */
+  while (r->waits < 20)
+    {
+      r->waits++;
+      g_assert_true (spawn_process_write (proc, "more\n", 5, &error));
+      g_assert_no_error (error);
+      g_assert_true (spawn_process_wait_for_ready_read (proc, WAIT_MS, &error));
+      g_assert_no_error (error);
+      collect_channel (proc, SPAWN_PROCESS_STDOUT, r->got);
+    }
+  r->depth--;
+}
+
+static gboolean
+is_finished_or_waited (gpointer data)
+{
+  Reentry *r = data;
+
+  return r->waits >= 20;
+}
+
+static void
+test_no_recursive_emission (gconstpointer data)
+{
+  GError *error = NULL;
+  Reentry r;
+  Events ev;
+  int round;
+
+  g_test_summary ("a bytes-written handler that writes again, and a "
+                  "ready-read-stdout handler that waits for more output, are "
+                  "not re-entered (QIODevice's guarantee): 1 MB in 16-byte "
+                  "writes from the handler, each count announced once");
+  if (!testutil_use_backend (data))
+    return;
+
+  memset (&r, 0, sizeof r);
+  r.proc = helper_process ("cat", NULL);
+  r.to_write = 1024 * 1024;
+  events_watch (&ev, r.proc);
+  spawn_process_set_channel_mode (r.proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_DISCARD);
+  g_signal_connect (r.proc, "bytes-written", G_CALLBACK (on_written_write_more), &r);
+  start_ok (r.proc);
+  g_assert_true (spawn_process_write (r.proc, "go", 2, &error));
+  g_assert_no_error (error);
+  /* Whatever the handlers left buffered goes out from here. */
+  while (r.to_write > 0 || spawn_process_get_bytes_to_write (r.proc) > 0)
+    {
+      g_assert_true (spawn_process_wait_for_bytes_written (r.proc, WAIT_MS, &error));
+      g_assert_no_error (error);
+    }
+  spawn_process_close_write_channel (r.proc);
+  wait_finished_ok (r.proc, WAIT_MS);
+  assert_exited (r.proc, &ev, 0);
+  g_test_message ("%d emissions of bytes-written", r.emissions);
+  g_assert_cmpint (r.max_depth, ==, 1);
+  g_assert_cmpuint (r.written, ==, 2 + 1024 * 1024);
+  g_assert_cmpuint (ev.written, ==, 2 + 1024 * 1024);
+  g_object_unref (r.proc);
+  events_clear (&ev);
+
+  for (round = 0; round < 2; round++)
+    {
+      memset (&r, 0, sizeof r);
+      r.got = g_byte_array_new ();
+      r.proc = helper_process ("cat", NULL);
+      events_watch (&ev, r.proc);
+      g_signal_connect (r.proc, "ready-read-stdout", G_CALLBACK (on_ready_wait_more), &r);
+      start_ok (r.proc);
+      g_assert_true (spawn_process_write (r.proc, "first\n", 6, &error));
+      g_assert_no_error (error);
+      /* From the main loop, then from a wait. */
+      if (round == 0)
+        g_assert_true (iterate_until (is_finished_or_waited, &r, WAIT_MS));
+      else
+        while (r.waits < 20)
+          {
+            g_assert_true (spawn_process_wait_for_ready_read (r.proc, WAIT_MS, &error));
+            g_assert_no_error (error);
+          }
+      spawn_process_close_write_channel (r.proc);
+      wait_finished_ok (r.proc, WAIT_MS);
+      assert_exited (r.proc, &ev, 0);
+      collect_channel (r.proc, SPAWN_PROCESS_STDOUT, r.got);
+      g_assert_cmpint (r.max_depth, ==, 1);
+      g_assert_cmpuint (r.got->len, ==, 6 + 20 * 5);
+      g_object_unref (r.proc);
+      g_byte_array_unref (r.got);
+      events_clear (&ev);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2514,6 +2647,7 @@ main (int argc, char **argv)
     { "signal-exited", test_signal_exited },
     { "environment-duplicate", test_environment_duplicate },
     { "empty-buffers", test_empty_buffers },
+    { "no-recursive-emission", test_no_recursive_emission },
   };
 
   testutil_init (&argc, &argv);
