@@ -726,6 +726,8 @@ launch (SpawnProcess *self, gboolean detached, GError **error)
   return child;
 }
 
+static gboolean start (SpawnProcess *self, GError **error);
+
 /**
  * spawn_process_start:
  * @self: a process, not running
@@ -743,15 +745,29 @@ launch (SpawnProcess *self, gboolean detached, GError **error)
 gboolean
 spawn_process_start (SpawnProcess *self, GError **error)
 {
-  GError *local_error = NULL;
-  SpawnChild *child;
-  GMainContext *context;
-  int i;
+  gboolean ok;
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
   g_return_val_if_fail (self->argv != NULL && self->argv[0] != NULL, FALSE);
   g_return_val_if_fail (self->state == SPAWN_PROCESS_NOT_RUNNING, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* Every public call that emits holds a reference across its emissions
+   * (as dispatch and the waits do): a handler may drop the caller's
+   * last one. */
+  g_object_ref (self);
+  ok = start (self, error);
+  g_object_unref (self);
+  return ok;
+}
+
+static gboolean
+start (SpawnProcess *self, GError **error)
+{
+  GError *local_error = NULL;
+  SpawnChild *child;
+  GMainContext *context;
+  int i;
 
   for (i = 0; i < 3; i++)
     reset_channel (&self->channels[i]);

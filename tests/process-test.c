@@ -2608,6 +2608,146 @@ test_no_recursive_emission (gconstpointer data)
     }
 }
 
+/* Which handler drops the last reference, and when. */
+typedef struct {
+  const char *signal;
+  int state;               /* state-changed: at this state */
+  const char *cmd;         /* the helper's command, or NULL: no such program */
+  const char *arg;
+  gboolean blocking;       /* wait_for_finished() rather than the main loop */
+  gboolean dropped;
+} DropCase;
+
+static void
+drop (SpawnProcess *proc, DropCase *dc)
+{
+  if (dc->dropped)
+    return;
+  dc->dropped = TRUE;
+  g_object_unref (proc);
+}
+
+static void
+drop_now (SpawnProcess *proc, gpointer data)
+{
+  drop (proc, data);
+}
+
+static void
+drop_on_state (SpawnProcess *proc, int state, gpointer data)
+{
+  DropCase *dc = data;
+
+  if (state == dc->state)
+    drop (proc, dc);
+}
+
+static void
+drop_on_error (SpawnProcess *proc, GError *error G_GNUC_UNUSED, gpointer data)
+{
+  drop (proc, data);
+}
+
+static void
+drop_on_finished (SpawnProcess *proc, int exit_code G_GNUC_UNUSED,
+                  int exit_status G_GNUC_UNUSED, gpointer info G_GNUC_UNUSED,
+                  gpointer data)
+{
+  drop (proc, data);
+}
+
+static void
+drop_on_written (SpawnProcess *proc, guint64 count G_GNUC_UNUSED, gpointer data)
+{
+  drop (proc, data);
+}
+
+static gboolean
+is_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static void
+run_drop_case (DropCase *dc)
+{
+  const char *missing[] = { "no-such-program-anywhere", NULL };
+  SpawnProcess *proc;
+  gpointer weak;
+  GCallback cb;
+
+  g_test_message ("dropping the last reference in %s%s%s", dc->signal,
+                  dc->blocking ? " from a wait" : "", dc->cmd ? "" : " (start fails)");
+  proc = dc->cmd ? helper_process (dc->cmd, dc->arg, NULL) : spawn_process_new (missing);
+  weak = proc;
+  g_object_add_weak_pointer (G_OBJECT (proc), &weak);
+  if (g_str_equal (dc->signal, "state-changed"))
+    cb = G_CALLBACK (drop_on_state);
+  else if (g_str_equal (dc->signal, "error-occurred"))
+    cb = G_CALLBACK (drop_on_error);
+  else if (g_str_equal (dc->signal, "finished"))
+    cb = G_CALLBACK (drop_on_finished);
+  else if (g_str_equal (dc->signal, "bytes-written"))
+    cb = G_CALLBACK (drop_on_written);
+  else
+    cb = G_CALLBACK (drop_now);
+  g_signal_connect (proc, dc->signal, cb, dc);
+  /* Our only reference is the handler's to drop: @proc may be gone after
+   * any call that emits. */
+  if (!spawn_process_start (proc, NULL))
+    g_assert_null (dc->cmd);
+  if (weak != NULL && g_str_equal (dc->signal, "bytes-written"))
+    g_assert_true (spawn_process_write (proc, "x\n", 2, NULL));
+  if (weak != NULL && dc->blocking)
+    spawn_process_wait_for_finished (proc, WAIT_MS, NULL);
+  if (weak != NULL)
+    g_assert_true (iterate_until (is_gone, &weak, WAIT_MS));
+  g_assert_true (dc->dropped);
+  g_assert_null (weak);
+}
+
+static void
+test_drop_in_handler (gconstpointer data)
+{
+  DropCase cases[] = {
+    { "state-changed", SPAWN_PROCESS_STARTING, "exit", "0", FALSE, FALSE },
+    { "state-changed", SPAWN_PROCESS_RUNNING, "exit", "0", FALSE, FALSE },
+    { "state-changed", SPAWN_PROCESS_NOT_RUNNING, "exit", "0", FALSE, FALSE },
+    { "state-changed", SPAWN_PROCESS_NOT_RUNNING, "exit", "0", TRUE, FALSE },
+    { "state-changed", SPAWN_PROCESS_NOT_RUNNING, NULL, NULL, FALSE, FALSE },
+    { "started", 0, "exit", "0", FALSE, FALSE },
+    { "error-occurred", 0, NULL, NULL, FALSE, FALSE },
+    { "error-occurred", 0, "kill", "9", FALSE, FALSE },
+    { "error-occurred", 0, "kill", "9", TRUE, FALSE },
+    { "ready-read-stdout", 0, "lines", "3", FALSE, FALSE },
+    { "ready-read-stdout", 0, "lines", "3", TRUE, FALSE },
+    { "ready-read-stderr", 0, "stderr", "text", FALSE, FALSE },
+    { "bytes-written", 0, "cat", NULL, FALSE, FALSE },
+    { "finished", 0, "exit", "0", FALSE, FALSE },
+    { "finished", 0, "exit", "0", TRUE, FALSE },
+  };
+  guint i;
+
+  g_test_summary ("a handler of any signal may drop the last reference to "
+                  "the process, from start(), write(), a wait or the main "
+                  "loop: no use after free (run with MALLOC_PERTURB_ so that "
+                  "one shows)");
+  if (!testutil_use_backend (data))
+    return;
+  if (!g_test_subprocess ())
+    {
+      /* Freed memory is overwritten in the subprocess that runs the body. */
+      g_setenv ("MALLOC_PERTURB_", "165", TRUE);
+      testutil_isolated ();
+      g_unsetenv ("MALLOC_PERTURB_");
+      return;
+    }
+  g_assert_cmpstr (g_getenv ("MALLOC_PERTURB_"), ==, "165");
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    run_drop_case (&cases[i]);
+  testutil_assert_no_children ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2648,6 +2788,7 @@ main (int argc, char **argv)
     { "environment-duplicate", test_environment_duplicate },
     { "empty-buffers", test_empty_buffers },
     { "no-recursive-emission", test_no_recursive_emission },
+    { "drop-in-handler", test_drop_in_handler },
   };
 
   testutil_init (&argc, &argv);
