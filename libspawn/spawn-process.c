@@ -874,8 +874,11 @@ gboolean
 spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout_out,
                        GBytes **stderr_out, SpawnExitInfo *info, GError **error)
 {
+  /* Declared first, freed last: after the process and its source. */
+  g_autoptr (GMainContext) context = g_main_context_new ();
   g_autoptr (SpawnProcess) p = NULL;
   GError *local_error = NULL;
+  gboolean started;
 
   g_return_val_if_fail (argv != NULL && argv[0] != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -886,7 +889,13 @@ spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout
                                   stdout_out ? SPAWN_CHANNEL_PIPE : SPAWN_CHANNEL_FORWARD);
   spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDERR,
                                   stderr_out ? SPAWN_CHANNEL_PIPE : SPAWN_CHANNEL_FORWARD);
-  if (!spawn_process_start (p, error))
+  /* Watched from a context nobody runs: in a thread that pushed none the
+   * thread-default one is the global default, and the main thread's loop
+   * would dispatch @p while we wait for it here. */
+  g_main_context_push_thread_default (context);
+  started = spawn_process_start (p, error);
+  g_main_context_pop_thread_default (context);
+  if (!started)
     return FALSE;
   if (!spawn_process_wait_for_finished (p, timeout_ms, &local_error))
     {
@@ -934,7 +943,23 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
   gint64 deadline = timeout_ms < 0 ? -1 : g_get_monotonic_time () + (gint64) timeout_ms * 1000;
   guint64 reads = self->read_count, writes = self->write_count;
   gboolean ok = FALSE, polled = FALSE;
+  GMainContext *context = NULL;
 
+  /* While we block, no other thread may dispatch this object from the
+   * context its source is attached to: own that context meanwhile (its
+   * other users wait), and refuse if another thread owns it, which is
+   * running it now.  Acquiring is recursive, so a wait from a handler
+   * that context dispatched is fine. */
+  if (self->source != NULL)
+    {
+      context = g_main_context_ref (g_source_get_context (self->source));
+      if (!g_main_context_acquire (context))
+        {
+          g_main_context_unref (context);
+          return fail (error, SPAWN_PROCESS_ERROR_WRONG_THREAD,
+                       "Another thread runs the main context this process is watched from");
+        }
+    }
   g_object_ref (self);
   for (;;)
     {
@@ -997,6 +1022,11 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
       process_events (self, revents, what);
     }
   g_object_unref (self);
+  if (context != NULL)
+    {
+      g_main_context_release (context);
+      g_main_context_unref (context);
+    }
   return ok;
 }
 

@@ -2748,6 +2748,129 @@ test_drop_in_handler (gconstpointer data)
   testutil_assert_no_children ();
 }
 
+typedef struct {
+  gint done;               /* workers that have ended */
+  gint bad;                /* executions that went wrong */
+} ExecuteRun;
+
+static gpointer
+execute_worker (gpointer data)
+{
+  const char *argv[] = { testutil_helper, "lines", "50", NULL };
+  g_autofree char *want = NULL;
+  ExecuteRun *run = data;
+  GString *str = g_string_new (NULL);
+  int i, l;
+
+  for (l = 0; l < 50; l++)
+    g_string_append_printf (str, "line %d\n", l);
+  g_string_append (str, "end");
+  want = g_string_free (str, FALSE);
+  /* No thread-default context pushed: the global default one is ours too,
+   * and the main thread runs it meanwhile. */
+  for (i = 0; i < 50; i++)
+    {
+      GBytes *out = NULL, *err = NULL;
+      GError *error = NULL;
+      SpawnExitInfo info;
+
+      if (!spawn_process_execute (argv, WAIT_MS, &out, &err, &info, &error) ||
+          info.kind != SPAWN_EXIT_EXITED || info.status != 0 ||
+          g_bytes_get_size (out) != strlen (want) ||
+          memcmp (g_bytes_get_data (out, NULL), want, strlen (want)) != 0 ||
+          g_bytes_get_size (err) != 0)
+        {
+          g_test_message ("execute %d: %s", i, error ? error->message : "wrong result");
+          g_atomic_int_inc (&run->bad);
+        }
+      g_clear_error (&error);
+      g_clear_pointer (&out, g_bytes_unref);
+      g_clear_pointer (&err, g_bytes_unref);
+    }
+  g_atomic_int_inc (&run->done);
+  g_main_context_wakeup (NULL);
+  return NULL;
+}
+
+static gboolean
+workers_done (gpointer data)
+{
+  ExecuteRun *run = data;
+
+  return g_atomic_int_get (&run->done) == 4;
+}
+
+static void
+test_execute_threads (gconstpointer data)
+{
+  ExecuteRun run = { 0, 0 };
+  GThread *threads[4];
+  int i;
+
+  g_test_summary ("execute() from 4 threads that pushed no context, while "
+                  "the main thread runs the global default context: no other "
+                  "thread's loop dispatches the process execute() waits for "
+                  "(no crash), and every output is right");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  for (i = 0; i < 4; i++)
+    threads[i] = g_thread_new ("execute", execute_worker, &run);
+  g_assert_true (iterate_until (workers_done, &run, 600000));
+  for (i = 0; i < 4; i++)
+    g_thread_join (threads[i]);
+  g_assert_cmpint (run.bad, ==, 0);
+  testutil_assert_no_children ();
+}
+
+typedef struct {
+  SpawnProcess *proc;
+  Events *ev;
+  gboolean waited;
+  GError *error;
+} ForeignWait;
+
+static gpointer
+foreign_wait_worker (gpointer data)
+{
+  ForeignWait *fw = data;
+
+  /* No context pushed: the process is watched from the global default
+   * context, which the main thread owns. */
+  fw->proc = helper_process ("exit", "6", NULL);
+  events_watch (fw->ev, fw->proc);
+  start_ok (fw->proc);
+  fw->waited = spawn_process_wait_for_finished (fw->proc, WAIT_MS, &fw->error);
+  return NULL;
+}
+
+static void
+test_wait_foreign_context (gconstpointer data)
+{
+  ForeignWait fw = { NULL, NULL, FALSE, NULL };
+  GMainContext *ctx = g_main_context_default ();
+  Events ev;
+
+  g_test_summary ("a blocking wait on a process whose context another thread "
+                  "owns (runs) fails with WRONG_THREAD instead of racing that "
+                  "thread's dispatch; the owner then sees it finish");
+  if (!testutil_use_backend (data))
+    return;
+  fw.ev = &ev;
+  /* Owned by us, as a thread running the loop owns it. */
+  g_assert_true (g_main_context_acquire (ctx));
+  g_thread_join (g_thread_new ("foreign-wait", foreign_wait_worker, &fw));
+  g_main_context_release (ctx);
+  g_assert_false (fw.waited);
+  g_assert_error (fw.error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRONG_THREAD);
+  g_clear_error (&fw.error);
+  g_assert_cmpint (ev.finished, ==, 0);
+  run_until_finished (&ev);
+  assert_exited (fw.proc, &ev, 6);
+  g_assert_true (ev.finished_thread == g_thread_self ());
+  g_object_unref (fw.proc);
+  events_clear (&ev);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2789,6 +2912,8 @@ main (int argc, char **argv)
     { "empty-buffers", test_empty_buffers },
     { "no-recursive-emission", test_no_recursive_emission },
     { "drop-in-handler", test_drop_in_handler },
+    { "execute-threads", test_execute_threads },
+    { "wait-foreign-context", test_wait_foreign_context },
   };
 
   testutil_init (&argc, &argv);
