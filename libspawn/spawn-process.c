@@ -74,7 +74,29 @@ struct _SpawnProcess {
   /* After the end */
   gboolean have_exit;
   SpawnExitInfo exit_info;
+
+  /* Runs, so that waits and emissions belong to one: @run counts starts,
+   * @finished_run is the last run whose "finished" was emitted. */
+  guint run;
+  guint finished_run;
+  /* What is left to emit of the last run's end (see emit_end()). */
+  struct {
+    int step;                  /* the next EndStep */
+    guint run;
+    gboolean got[3];
+    int err;
+    SpawnExitInfo info;
+  } end;
 };
+
+/* The emissions that report a run's end, in order. */
+typedef enum {
+  END_READY_STDOUT,
+  END_READY_STDERR,
+  END_CRASHED,
+  END_FINISHED,
+  END_DONE,
+} EndStep;
 
 G_DEFINE_FINAL_TYPE (SpawnProcess, spawn_process, G_TYPE_OBJECT)
 G_DEFINE_QUARK (spawn-process-error-quark, spawn_process_error)
@@ -460,6 +482,56 @@ release_running (SpawnProcess *self)
   self->next_recheck = 0;
 }
 
+/* Emits what is left of the last run's end.  Each step is taken off
+ * before its emission, and spawn_process_start() calls this first: a
+ * handler that starts the process again (from "state-changed" or
+ * "error-occurred") thus gets the old run's "finished", with the old
+ * run's values, before the new run's "started".  The caller holds a
+ * reference. */
+static void
+emit_end (SpawnProcess *self)
+{
+  while (self->end.step < END_DONE)
+    {
+      EndStep step = self->end.step++;
+      const SpawnExitInfo *info = &self->end.info;
+
+      switch (step)
+        {
+        case END_READY_STDOUT:
+        case END_READY_STDERR:
+          {
+            SpawnProcessChannel i = step == END_READY_STDOUT ? SPAWN_PROCESS_STDOUT
+                                                             : SPAWN_PROCESS_STDERR;
+
+            if (self->end.got[i])
+              emit_ready_read_channel (self, i);
+          }
+          break;
+        case END_CRASHED:
+          if (self->end.err < 0)
+            emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
+                        "The status of the process was lost: %s",
+                        g_strerror (-self->end.err));
+          else if (info->kind != SPAWN_EXIT_EXITED)
+            emit_error (self, SPAWN_PROCESS_ERROR_CRASHED, "The process crashed (signal %d)",
+                        info->status);
+          break;
+        case END_FINISHED:
+          self->finished_run = self->end.run;
+          g_signal_emit (self, signals[SIGNAL_FINISHED], 0,
+                         self->end.err == 0 ? info->status : -1,
+                         (int) (self->end.err == 0 && info->kind == SPAWN_EXIT_EXITED
+                                  ? SPAWN_PROCESS_EXIT_NORMAL : SPAWN_PROCESS_EXIT_CRASH),
+                         self->end.err == 0 ? info : NULL);
+          break;
+        case END_DONE:
+        default:
+          break;
+        }
+    }
+}
+
 static void
 finish (SpawnProcess *self, int err)
 {
@@ -490,17 +562,14 @@ finish (SpawnProcess *self, int err)
   /* Leftover data is still readable after "finished", as in QProcess. */
   self->channels[SPAWN_PROCESS_STDOUT].eof = TRUE;
   self->channels[SPAWN_PROCESS_STDERR].eof = TRUE;
+  self->end.step = END_READY_STDOUT;
+  self->end.run = self->run;
+  memcpy (self->end.got, got, sizeof got);
+  self->end.err = err;
+  self->end.info = info;
   /* Not running from here on, so handlers cannot reach the child. */
   set_state (self, SPAWN_PROCESS_NOT_RUNNING);
-  emit_ready_read (self, got);
-  if (err < 0)
-    emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
-                "The status of the process was lost: %s", g_strerror (-err));
-  else if (info.kind != SPAWN_EXIT_EXITED)
-    emit_error (self, SPAWN_PROCESS_ERROR_CRASHED, "The process crashed (signal %d)",
-                info.status);
-  g_signal_emit (self, signals[SIGNAL_FINISHED], 0, spawn_process_get_exit_code (self),
-                 (int) spawn_process_get_exit_status (self), err == 0 ? &info : NULL);
+  emit_end (self);
 }
 
 static void
@@ -756,7 +825,17 @@ spawn_process_start (SpawnProcess *self, GError **error)
    * (as dispatch and the waits do): a handler may drop the caller's
    * last one. */
   g_object_ref (self);
-  ok = start (self, error);
+  /* Called from a handler of the last run's end: that end first. */
+  emit_end (self);
+  /* ... whose handlers may have started it again themselves. */
+  if (self->state == SPAWN_PROCESS_NOT_RUNNING)
+    ok = start (self, error);
+  else
+    {
+      g_critical ("%s: a handler of the last run's end started the process again",
+                  G_STRFUNC);
+      ok = FALSE;
+    }
   g_object_unref (self);
   return ok;
 }
@@ -769,6 +848,7 @@ start (SpawnProcess *self, GError **error)
   GMainContext *context;
   int i;
 
+  self->run++;
   for (i = 0; i < 3; i++)
     reset_channel (&self->channels[i]);
   self->have_exit = FALSE;
@@ -942,6 +1022,7 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
 {
   gint64 deadline = timeout_ms < 0 ? -1 : g_get_monotonic_time () + (gint64) timeout_ms * 1000;
   guint64 reads = self->read_count, writes = self->write_count;
+  guint run = self->run;
   gboolean ok = FALSE, polled = FALSE;
   GMainContext *context = NULL;
 
@@ -974,11 +1055,17 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
           ok = TRUE;
           break;
         }
-      if (self->state != SPAWN_PROCESS_RUNNING)
+      /* Our run's "finished" was emitted: a handler may have started the
+       * next run since, which is not what we wait for (QProcess returns
+       * once finished was emitted). */
+      if (what == WAIT_FINISHED && self->finished_run == run)
         {
-          ok = what == WAIT_FINISHED;
-          if (!ok)
-            fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
+          ok = TRUE;
+          break;
+        }
+      if (self->run != run || self->state != SPAWN_PROCESS_RUNNING)
+        {
+          fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
           break;
         }
       if (what == WAIT_BYTES_WRITTEN && pending (&self->channels[SPAWN_PROCESS_STDIN]) == 0)
@@ -1745,6 +1832,7 @@ spawn_process_init (SpawnProcess *self)
       self->channels[i].fd = -1;
       self->channels[i].data = g_byte_array_new ();
     }
+  self->end.step = END_DONE;
 }
 
 static void

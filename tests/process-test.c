@@ -2871,6 +2871,150 @@ test_wait_foreign_context (gconstpointer data)
   events_clear (&ev);
 }
 
+/* Restart @proc as "exit 5" from a handler, once. */
+typedef struct {
+  GString *log;            /* "started", "finished:CODE" */
+  int restarts;
+  const char *cmd;         /* the second run's helper command */
+  const char *arg;
+} Restart;
+
+static void
+restart_now (SpawnProcess *proc, Restart *r)
+{
+  const char *argv[] = { testutil_helper, r->cmd, r->arg, NULL };
+
+  if (r->restarts++ > 0)
+    return;
+  spawn_process_set_argv (proc, argv);
+  start_ok (proc);
+}
+
+static void
+restart_on_state (SpawnProcess *proc, int state, gpointer data)
+{
+  if (state == SPAWN_PROCESS_NOT_RUNNING)
+    restart_now (proc, data);
+}
+
+static void
+restart_on_error (SpawnProcess *proc, GError *error, gpointer data)
+{
+  if (error->code == SPAWN_PROCESS_ERROR_CRASHED)
+    restart_now (proc, data);
+}
+
+static void
+restart_on_finished (SpawnProcess *proc, int exit_code G_GNUC_UNUSED,
+                     int exit_status G_GNUC_UNUSED, gpointer info G_GNUC_UNUSED,
+                     gpointer data)
+{
+  restart_now (proc, data);
+}
+
+static void
+log_run_started (SpawnProcess *proc G_GNUC_UNUSED, gpointer data)
+{
+  Restart *r = data;
+
+  g_string_append (r->log, " started");
+}
+
+static void
+log_run_finished (SpawnProcess *proc, int exit_code, int exit_status G_GNUC_UNUSED,
+                  gpointer info, gpointer data)
+{
+  Restart *r = data;
+
+  g_assert_cmpint (exit_code, ==, ((const SpawnExitInfo *) info)->status);
+  g_assert_cmpint (spawn_process_get_exit_code (proc), ==, exit_code);
+  g_string_append_printf (r->log, " finished:%d", exit_code);
+}
+
+static gboolean
+logged_two_runs (gpointer data)
+{
+  Restart *r = data;
+
+  return g_str_has_suffix (r->log->str, "finished:5");
+}
+
+static void
+test_restart_in_handler (gconstpointer data)
+{
+  static const struct {
+    const char *signal;
+    GCallback restart;
+    const char *cmd, *arg;
+    const char *want;
+  } cases[] = {
+    { "state-changed", G_CALLBACK (restart_on_state), "exit", "3",
+      " started finished:3 started finished:5" },
+    { "error-occurred", G_CALLBACK (restart_on_error), "kill", "9",
+      " started finished:9 started finished:5" },
+    { "finished", G_CALLBACK (restart_on_finished), "exit", "3",
+      " started finished:3 started finished:5" },
+  };
+  GError *error = NULL;
+  guint c;
+  int round;
+
+  g_test_summary ("a handler that starts the process again (from "
+                  "state-changed, error-occurred or finished): the old run's "
+                  "\"finished\" comes first, with the old run's values, and a "
+                  "pending wait_for_finished() returns for the old run");
+  if (!testutil_use_backend (data))
+    return;
+  for (c = 0; c < G_N_ELEMENTS (cases); c++)
+    for (round = 0; round < 2; round++)
+      {
+        Restart r = { g_string_new (NULL), 0, "exit", "5" };
+        SpawnProcess *proc = helper_process (cases[c].cmd, cases[c].arg, NULL);
+
+        g_test_message ("restart from %s, %s", cases[c].signal,
+                        round ? "wait_for_finished()" : "main loop");
+        g_signal_connect (proc, "started", G_CALLBACK (log_run_started), &r);
+        g_signal_connect (proc, "finished", G_CALLBACK (log_run_finished), &r);
+        g_signal_connect (proc, cases[c].signal, cases[c].restart, &r);
+        start_ok (proc);
+        if (round == 1)
+          {
+            /* Returns for the first run; the second is still to wait for. */
+            g_assert_true (spawn_process_wait_for_finished (proc, WAIT_MS, &error));
+            g_assert_no_error (error);
+            g_assert_cmpint (r.restarts, ==, 1);
+            wait_finished_ok (proc, WAIT_MS);
+          }
+        else
+          g_assert_true (iterate_until (logged_two_runs, &r, WAIT_MS));
+        g_assert_cmpstr (r.log->str, ==, cases[c].want);
+        g_assert_cmpint (spawn_process_get_exit_code (proc), ==, 5);
+        g_object_unref (proc);
+        g_string_free (r.log, TRUE);
+      }
+
+  /* A wait pending when "finished" starts a long run returns at once. */
+  {
+    Restart r = { g_string_new (NULL), 0, "sleep", "100000" };
+    SpawnProcess *proc = helper_process ("exit", "3", NULL);
+
+    g_signal_connect (proc, "started", G_CALLBACK (log_run_started), &r);
+    g_signal_connect (proc, "finished", G_CALLBACK (log_run_finished), &r);
+    g_signal_connect (proc, "finished", G_CALLBACK (restart_on_finished), &r);
+    start_ok (proc);
+    g_assert_true (spawn_process_wait_for_finished (proc, WAIT_MS, &error));
+    g_assert_no_error (error);
+    g_assert_cmpstr (r.log->str, ==, " started finished:3 started");
+    g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
+    g_assert_true (spawn_process_kill (proc, &error));
+    g_assert_no_error (error);
+    wait_finished_ok (proc, WAIT_MS);
+    g_assert_cmpstr (r.log->str, ==, " started finished:3 started finished:9");
+    g_object_unref (proc);
+    g_string_free (r.log, TRUE);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2914,6 +3058,7 @@ main (int argc, char **argv)
     { "drop-in-handler", test_drop_in_handler },
     { "execute-threads", test_execute_threads },
     { "wait-foreign-context", test_wait_foreign_context },
+    { "restart-in-handler", test_restart_in_handler },
   };
 
   testutil_init (&argc, &argv);
