@@ -766,6 +766,16 @@ build_environment (SpawnProcess *self)
   return env;
 }
 
+/* In the child between clone and exec (setsid() is async-signal-safe,
+ * signal-safety(7)): a detached program gets a session and process group
+ * of its own, so a terminal's Ctrl-C or hangup for ours does not reach
+ * it.  It cannot fail here: a fresh child is never a group leader. */
+static void
+detach_in_child (gpointer data G_GNUC_UNUSED)
+{
+  setsid ();
+}
+
 /* spawn_async_fd() with the configuration; NULL and @error on failure,
  * with nothing left open. */
 static SpawnChild *
@@ -780,7 +790,8 @@ launch (SpawnProcess *self, gboolean detached, GError **error)
       env = build_environment (self);
       child = spawn_async_fd (self->working_directory,
                               (const char * const *) self->argv,
-                              (const char * const *) env, p.flags, NULL, NULL,
+                              (const char * const *) env, p.flags,
+                              detached ? detach_in_child : NULL, NULL,
                               p.child_fds[0], p.child_fds[1], p.child_fds[2],
                               NULL, NULL, 0, NULL, NULL, NULL, error);
     }
@@ -896,15 +907,18 @@ start (SpawnProcess *self, GError **error)
  * @error: return location for a #GError
  *
  * Starts the program with the configuration of @self and forgets it: it
- * is not watched by @self, never becomes a zombie, and channels in
- * %SPAWN_CHANNEL_PIPE mode are forwarded.  @self is not changed and may be
- * running.
+ * runs in a new session (setsid(), so it has no controlling terminal and
+ * is in no process group of ours), is not watched by @self, never becomes
+ * a zombie, and channels in %SPAWN_CHANNEL_PIPE mode are forwarded.  @self
+ * is not changed and may be running.
  *
- * Returns: %TRUE if the program runs; %FALSE with a %SPAWN_ERROR
+ * Returns: %TRUE if the program runs; %FALSE with a %SPAWN_ERROR, after
+ *   #SpawnProcess::error-occurred with %SPAWN_PROCESS_ERROR_FAILED_TO_START
  */
 gboolean
 spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
 {
+  GError *local_error = NULL;
   Channel saved[3];
   SpawnChild *child;
   int i;
@@ -921,10 +935,17 @@ spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
       self->channels[i].fd = -1;
       self->channels[i].tag = NULL;
     }
-  child = launch (self, TRUE, error);
+  child = launch (self, TRUE, &local_error);
   memcpy (self->channels, saved, sizeof saved);
   if (child == NULL)
-    return FALSE;
+    {
+      /* As QProcess 6 does; @self's own state is not touched. */
+      g_object_ref (self);
+      emit_error (self, SPAWN_PROCESS_ERROR_FAILED_TO_START, "%s", local_error->message);
+      g_object_unref (self);
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
   if (pid_out != NULL)
     *pid_out = spawn_child_get_pid (child);
   /* The reaper (or the kernel, with clonefd) takes it from here. */

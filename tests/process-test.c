@@ -3015,6 +3015,70 @@ test_restart_in_handler (gconstpointer data)
   }
 }
 
+/* Field @field (1-based, as in proc(5)) of /proc/PID/stat, from the
+ * state on (field 3): comm may hold anything, so from the last ')'. */
+static long
+stat_field (GPid pid, int field)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *stat = NULL;
+  g_auto (GStrv) fields = NULL;
+  char *paren;
+
+  g_assert_true (g_file_get_contents (path, &stat, NULL, NULL));
+  paren = strrchr (stat, ')');
+  g_assert_nonnull (paren);
+  fields = g_strsplit (paren + 2, " ", -1);
+  g_assert_cmpuint (g_strv_length (fields), >, (guint) field - 3);
+  return strtol (fields[field - 3], NULL, 10);
+}
+
+static void
+test_start_detached_session (gconstpointer data)
+{
+  const char *missing[] = { "no-such-program-anywhere", NULL };
+  GError *error = NULL;
+  SpawnProcess *proc;
+  GPid pid = 0;
+  Events ev;
+
+  g_test_summary ("start_detached() puts the program in a session and "
+                  "process group of its own (a Ctrl-C for ours does not reach "
+                  "it), and a failure emits error-occurred FAILED_TO_START as "
+                  "QProcess 6 does");
+  if (!testutil_use_backend (data))
+    return;
+  proc = helper_process ("sleep", "100000", NULL);
+  events_watch (&ev, proc);
+  g_assert_true (spawn_process_start_detached (proc, &pid, &error));
+  g_assert_no_error (error);
+  assert_runs_helper (pid);
+  g_test_message ("ours: pgid %d sid %d; detached: pgid %ld sid %ld",
+                  (int) getpgrp (), (int) getsid (0), stat_field (pid, 5), stat_field (pid, 6));
+  g_assert_cmpint (stat_field (pid, 5), !=, getpgrp ());
+  g_assert_cmpint (stat_field (pid, 6), !=, getsid (0));
+  /* Its own leader: the session and the group are its PID. */
+  g_assert_cmpint (stat_field (pid, 6), ==, pid);
+  g_assert_cmpint (stat_field (pid, 5), ==, pid);
+  g_assert_no_errno (kill (pid, SIGKILL));
+  assert_ended (pid, TRUE);
+  g_assert_cmpstr (ev.log->str, ==, "");
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  proc = spawn_process_new (missing);
+  events_watch (&ev, proc);
+  g_assert_false (spawn_process_start_detached (proc, &pid, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_clear_error (&error);
+  g_assert_cmpstr (ev.log->str, ==, "error:failed-to-start");
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+  g_assert_cmpuint (ev.states->len, ==, 0);
+  g_object_unref (proc);
+  events_clear (&ev);
+  testutil_assert_no_children ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -3059,6 +3123,7 @@ main (int argc, char **argv)
     { "execute-threads", test_execute_threads },
     { "wait-foreign-context", test_wait_foreign_context },
     { "restart-in-handler", test_restart_in_handler },
+    { "start-detached-session", test_start_detached_session },
   };
 
   testutil_init (&argc, &argv);
