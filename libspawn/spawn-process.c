@@ -1173,7 +1173,8 @@ spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms G_GNUC_UNUSED
  *
  * Returns: %TRUE if there is new output; %FALSE with
  *   %SPAWN_PROCESS_ERROR_TIMED_OUT, or %SPAWN_PROCESS_ERROR_NOT_RUNNING if
- *   it ended without writing more
+ *   it ended without writing more (see spawn_process_wait_for_finished()
+ *   for the other errors)
  */
 gboolean
 spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms, GError **error)
@@ -1211,10 +1212,17 @@ spawn_process_wait_for_bytes_written (SpawnProcess *self, int timeout_ms, GError
  *
  * Blocks until the process has ended and #SpawnProcess::finished has been
  * emitted, reading its output and writing its input meanwhile.  On a
- * timeout the process is left running.
+ * timeout the process is left running.  A handler of that run's end may
+ * have started the process again: this returns all the same.
+ *
+ * Like every wait, this polls at least once (also with a @timeout_ms of
+ * 0), owns the main context the process is watched from while it blocks,
+ * and refuses to wait if another thread owns (runs) that context.
  *
  * Returns: %TRUE if it finished; %FALSE with %SPAWN_PROCESS_ERROR_TIMED_OUT,
- *   or %SPAWN_PROCESS_ERROR_NOT_RUNNING if it was not running
+ *   %SPAWN_PROCESS_ERROR_NOT_RUNNING if it was not running,
+ *   %SPAWN_PROCESS_ERROR_WRONG_THREAD if another thread runs its context,
+ *   or %SPAWN_PROCESS_ERROR_READ_ERROR if poll() failed
  */
 gboolean
 spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms, GError **error)
