@@ -965,8 +965,10 @@ spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
  * @error: return location for a #GError
  *
  * Runs a program to its end, like QProcess::execute() or g_spawn_sync(),
- * with stdin from /dev/null.  No main loop runs.  A program still running
- * after @timeout_ms is killed and reaped.
+ * with stdin from /dev/null.  No main loop runs, and the process is
+ * watched from a private main context, so this is safe from any thread
+ * whatever the other threads' loops do.  A program still running after
+ * @timeout_ms is killed and reaped.
  *
  * Returns: %TRUE if it ran to its end (whatever its status); %FALSE with a
  *   %SPAWN_ERROR if it could not start, or %SPAWN_PROCESS_ERROR_TIMED_OUT
@@ -1117,11 +1119,13 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
       slot[n++] = CHILD_SLOT;
       if (poll (pfd, n, poll_timeout (self, deadline)) < 0 && errno != EINTR)
         {
+          int errsv = errno;
+
           /* EINVAL (RLIMIT_NOFILE below our fd count) or ENOMEM: the wait
            * failed, the process did not; it is still ours to wait for. */
           g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_READ_ERROR,
                        "Cannot poll the descriptors of process %d: %s",
-                       (int) spawn_child_get_pid (self->child), g_strerror (errno));
+                       (int) spawn_child_get_pid (self->child), g_strerror (errsv));
           break;
         }
       polled = TRUE;
