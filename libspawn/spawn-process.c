@@ -62,10 +62,41 @@ struct _SpawnProcess {
   guint64 read_count;          /* reads that brought data, for the waits */
   guint64 write_count;
 
+  /* No signal is emitted again from inside a handler of its own (a
+   * handler that writes from "bytes-written", or waits for output in
+   * "ready-read-*"): what happens meanwhile is announced once it has
+   * returned, from the emission that was running. */
+  gboolean emitting_written;
+  guint64 unannounced_written;
+  gboolean emitting_ready[3];
+  gboolean unannounced_ready[3];
+
   /* After the end */
   gboolean have_exit;
   SpawnExitInfo exit_info;
+
+  /* Runs, so that waits and emissions belong to one: @run counts starts,
+   * @finished_run is the last run whose "finished" was emitted. */
+  guint run;
+  guint finished_run;
+  /* What is left to emit of the last run's end (see emit_end()). */
+  struct {
+    int step;                  /* the next EndStep */
+    guint run;
+    gboolean got[3];
+    int err;
+    SpawnExitInfo info;
+  } end;
 };
+
+/* The emissions that report a run's end, in order. */
+typedef enum {
+  END_READY_STDOUT,
+  END_READY_STDERR,
+  END_CRASHED,
+  END_FINISHED,
+  END_DONE,
+} EndStep;
 
 G_DEFINE_FINAL_TYPE (SpawnProcess, spawn_process, G_TYPE_OBJECT)
 G_DEFINE_QUARK (spawn-process-error-quark, spawn_process_error)
@@ -88,7 +119,16 @@ typedef struct {
   SpawnProcess *process;       /* not a reference: dispose destroys us */
 } ProcessSource;
 
-static void process_events (SpawnProcess *self, const GIOCondition revents[4]);
+/* What a blocking wait waits for; the source waits for nothing. */
+typedef enum {
+  WAIT_NOTHING,
+  WAIT_READY_READ,
+  WAIT_BYTES_WRITTEN,
+  WAIT_FINISHED,
+} WaitFor;
+
+static void process_events (SpawnProcess *self, const GIOCondition revents[4],
+                            WaitFor what);
 
 static void
 set_state (SpawnProcess *self, SpawnProcessState state)
@@ -125,6 +165,17 @@ static gsize
 pending (const Channel *c)
 {
   return c->data->len - c->pos;
+}
+
+/* Where the pending bytes start.  A GByteArray that never held a byte
+ * has no storage at all: NULL, which memchr() and friends must not get
+ * even with a length of 0, and on which no offset may be added. */
+static const guint8 *
+pending_data (const Channel *c)
+{
+  static const guint8 nothing[1];
+
+  return c->data->data != NULL ? c->data->data + c->pos : nothing;
 }
 
 static void
@@ -197,7 +248,7 @@ process_source_dispatch (GSource *source, GSourceFunc callback G_GNUC_UNUSED,
   if (self->child_tag != NULL)
     revents[CHILD_SLOT] = g_source_query_unix_fd (source, self->child_tag);
   g_object_ref (self);
-  process_events (self, revents);
+  process_events (self, revents, WAIT_NOTHING);
   g_object_unref (self);
   return G_SOURCE_CONTINUE;
 }
@@ -269,6 +320,29 @@ watch_stdin (SpawnProcess *self)
     }
 }
 
+/* "bytes-written", never from inside one of its handlers: a handler that
+ * writes again would otherwise recurse once per write (tens of thousands
+ * of frames for a pipe's worth of small writes).  Counts that come in
+ * meanwhile are announced in a loop once the handler has returned.  The
+ * caller holds a reference. */
+static void
+emit_bytes_written (SpawnProcess *self, guint64 written)
+{
+  if (self->emitting_written)
+    {
+      self->unannounced_written += written;
+      return;
+    }
+  self->emitting_written = TRUE;
+  while (written > 0)
+    {
+      g_signal_emit (self, signals[SIGNAL_BYTES_WRITTEN], 0, written);
+      written = self->unannounced_written;
+      self->unannounced_written = 0;
+    }
+  self->emitting_written = FALSE;
+}
+
 /* Writes what is buffered for stdin, as far as the pipe takes it.  Returns
  * FALSE if the write failed (reported through "error-occurred"). */
 static gboolean
@@ -280,7 +354,7 @@ flush_stdin (SpawnProcess *self)
 
   while (c->fd >= 0 && pending (c) > 0)
     {
-      ssize_t n = write_no_sigpipe (c->fd, c->data->data + c->pos, pending (c));
+      ssize_t n = write_no_sigpipe (c->fd, pending_data (c), pending (c));
 
       if (n < 0 && errno == EAGAIN)
         break;
@@ -306,7 +380,7 @@ flush_stdin (SpawnProcess *self)
   if (written > 0)
     {
       self->write_count++;
-      g_signal_emit (self, signals[SIGNAL_BYTES_WRITTEN], 0, written);
+      emit_bytes_written (self, written);
     }
   return ok;
 }
@@ -358,13 +432,39 @@ read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean drain)
   return got;
 }
 
+/* "ready-read-*", never from inside one of its own handlers (one that
+ * calls wait_for_ready_read(), say): data read meanwhile is announced
+ * again once the handler has returned, if it is still buffered.  The
+ * caller holds a reference. */
+static void
+emit_ready_read_channel (SpawnProcess *self, SpawnProcessChannel i)
+{
+  guint id = signals[i == SPAWN_PROCESS_STDOUT ? SIGNAL_READY_READ_STDOUT
+                                               : SIGNAL_READY_READ_STDERR];
+
+  if (self->emitting_ready[i])
+    {
+      self->unannounced_ready[i] = TRUE;
+      return;
+    }
+  self->emitting_ready[i] = TRUE;
+  do
+    {
+      self->unannounced_ready[i] = FALSE;
+      g_signal_emit (self, id, 0);
+    }
+  while (self->unannounced_ready[i] && pending (&self->channels[i]) > 0);
+  self->unannounced_ready[i] = FALSE;
+  self->emitting_ready[i] = FALSE;
+}
+
 static void
 emit_ready_read (SpawnProcess *self, const gboolean got[3])
 {
   if (got[SPAWN_PROCESS_STDOUT])
-    g_signal_emit (self, signals[SIGNAL_READY_READ_STDOUT], 0);
+    emit_ready_read_channel (self, SPAWN_PROCESS_STDOUT);
   if (got[SPAWN_PROCESS_STDERR])
-    g_signal_emit (self, signals[SIGNAL_READY_READ_STDERR], 0);
+    emit_ready_read_channel (self, SPAWN_PROCESS_STDERR);
 }
 
 /* The end */
@@ -380,6 +480,56 @@ release_running (SpawnProcess *self)
   g_clear_pointer (&self->child, spawn_child_unref);
   self->kill_deadline = 0;
   self->next_recheck = 0;
+}
+
+/* Emits what is left of the last run's end.  Each step is taken off
+ * before its emission, and spawn_process_start() calls this first: a
+ * handler that starts the process again (from "state-changed" or
+ * "error-occurred") thus gets the old run's "finished", with the old
+ * run's values, before the new run's "started".  The caller holds a
+ * reference. */
+static void
+emit_end (SpawnProcess *self)
+{
+  while (self->end.step < END_DONE)
+    {
+      EndStep step = self->end.step++;
+      const SpawnExitInfo *info = &self->end.info;
+
+      switch (step)
+        {
+        case END_READY_STDOUT:
+        case END_READY_STDERR:
+          {
+            SpawnProcessChannel i = step == END_READY_STDOUT ? SPAWN_PROCESS_STDOUT
+                                                             : SPAWN_PROCESS_STDERR;
+
+            if (self->end.got[i])
+              emit_ready_read_channel (self, i);
+          }
+          break;
+        case END_CRASHED:
+          if (self->end.err < 0)
+            emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
+                        "The status of the process was lost: %s",
+                        g_strerror (-self->end.err));
+          else if (info->kind != SPAWN_EXIT_EXITED)
+            emit_error (self, SPAWN_PROCESS_ERROR_CRASHED, "The process crashed (signal %d)",
+                        info->status);
+          break;
+        case END_FINISHED:
+          self->finished_run = self->end.run;
+          g_signal_emit (self, signals[SIGNAL_FINISHED], 0,
+                         self->end.err == 0 ? info->status : -1,
+                         (int) (self->end.err == 0 && info->kind == SPAWN_EXIT_EXITED
+                                  ? SPAWN_PROCESS_EXIT_NORMAL : SPAWN_PROCESS_EXIT_CRASH),
+                         self->end.err == 0 ? info : NULL);
+          break;
+        case END_DONE:
+        default:
+          break;
+        }
+    }
 }
 
 static void
@@ -412,17 +562,14 @@ finish (SpawnProcess *self, int err)
   /* Leftover data is still readable after "finished", as in QProcess. */
   self->channels[SPAWN_PROCESS_STDOUT].eof = TRUE;
   self->channels[SPAWN_PROCESS_STDERR].eof = TRUE;
+  self->end.step = END_READY_STDOUT;
+  self->end.run = self->run;
+  memcpy (self->end.got, got, sizeof got);
+  self->end.err = err;
+  self->end.info = info;
   /* Not running from here on, so handlers cannot reach the child. */
   set_state (self, SPAWN_PROCESS_NOT_RUNNING);
-  emit_ready_read (self, got);
-  if (err < 0)
-    emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
-                "The status of the process was lost: %s", g_strerror (-err));
-  else if (info.kind != SPAWN_EXIT_EXITED)
-    emit_error (self, SPAWN_PROCESS_ERROR_CRASHED, "The process crashed (signal %d)",
-                info.status);
-  g_signal_emit (self, signals[SIGNAL_FINISHED], 0, spawn_process_get_exit_code (self),
-                 (int) spawn_process_get_exit_status (self), err == 0 ? &info : NULL);
+  emit_end (self);
 }
 
 static void
@@ -430,13 +577,17 @@ check_deadlines (SpawnProcess *self)
 {
   gint64 now = g_get_monotonic_time ();
 
+  /* Called once the status has been looked for and was not there: the
+   * process ran at the deadline as far as we can tell.  Only a kill that
+   * reached it is a timeout: ESRCH (clonefd, the process just exited and
+   * was reaped by the kernel) means its end is on its way. */
   if (self->kill_deadline > 0 && now >= self->kill_deadline)
     {
       self->kill_deadline = 0;
-      spawn_child_send_signal (self->child, SIGKILL, NULL);
-      emit_error (self, SPAWN_PROCESS_ERROR_TIMED_OUT,
-                  "Process %d killed after %d ms", (int) spawn_child_get_pid (self->child),
-                  self->kill_timeout_ms);
+      if (spawn_child_send_signal (self->child, SIGKILL, NULL))
+        emit_error (self, SPAWN_PROCESS_ERROR_TIMED_OUT,
+                    "Process %d killed after %d ms", (int) spawn_child_get_pid (self->child),
+                    self->kill_timeout_ms);
     }
   if (self->state == SPAWN_PROCESS_RUNNING && self->next_recheck > 0 &&
       now >= self->next_recheck)
@@ -445,12 +596,17 @@ check_deadlines (SpawnProcess *self)
 
 /* Everything a wakeup can mean, for both the source and the waits.
  * @revents: what poll said of stdin, stdout, stderr and the child's fd.
+ * @what: a wait stops the pass once what it waits for has happened, as
+ * QProcess's do: a wait for output or for a write that also processed
+ * the end would leave the caller's next wait_for_finished() with a
+ * process that is no longer running.
  * Handlers may do anything, including dropping their reference: the
  * caller holds one. */
 static void
-process_events (SpawnProcess *self, const GIOCondition revents[4])
+process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFor what)
 {
   gboolean got[3] = { FALSE, FALSE, FALSE };
+  guint64 writes = self->write_count;
   int err;
 
   if (self->state != SPAWN_PROCESS_RUNNING)
@@ -462,18 +618,25 @@ process_events (SpawnProcess *self, const GIOCondition revents[4])
   emit_ready_read (self, got);
   if (self->state != SPAWN_PROCESS_RUNNING)
     return;
+  if (what == WAIT_READY_READ && (got[SPAWN_PROCESS_STDOUT] || got[SPAWN_PROCESS_STDERR]))
+    return;
   if (revents[SPAWN_PROCESS_STDIN])
     flush_stdin (self);
   if (self->state != SPAWN_PROCESS_RUNNING)
     return;
-  check_deadlines (self);
-  if (self->state != SPAWN_PROCESS_RUNNING)
+  if (what == WAIT_BYTES_WRITTEN && self->write_count != writes)
     return;
-  /* Cheap when it has not ended: one non-blocking read or waitid. */
+  /* The status first, then the deadlines: a loop or a wait that comes
+   * late must not take a process that exited in time for one that ran
+   * over.  Cheap when it has not ended: one non-blocking read or waitid. */
   err = _spawn_child_collect (self->child);
   if (err != -EAGAIN)
-    finish (self, err);
-  else if (self->source != NULL)
+    {
+      finish (self, err);
+      return;
+    }
+  check_deadlines (self);
+  if (self->state == SPAWN_PROCESS_RUNNING && self->source != NULL)
     update_ready_time (self);
 }
 
@@ -603,6 +766,16 @@ build_environment (SpawnProcess *self)
   return env;
 }
 
+/* In the child between clone and exec (setsid() is async-signal-safe,
+ * signal-safety(7)): a detached program gets a session and process group
+ * of its own, so a terminal's Ctrl-C or hangup for ours does not reach
+ * it.  It cannot fail here: a fresh child is never a group leader. */
+static void
+detach_in_child (gpointer data G_GNUC_UNUSED)
+{
+  setsid ();
+}
+
 /* spawn_async_fd() with the configuration; NULL and @error on failure,
  * with nothing left open. */
 static SpawnChild *
@@ -617,7 +790,8 @@ launch (SpawnProcess *self, gboolean detached, GError **error)
       env = build_environment (self);
       child = spawn_async_fd (self->working_directory,
                               (const char * const *) self->argv,
-                              (const char * const *) env, p.flags, NULL, NULL,
+                              (const char * const *) env, p.flags,
+                              detached ? detach_in_child : NULL, NULL,
                               p.child_fds[0], p.child_fds[1], p.child_fds[2],
                               NULL, NULL, 0, NULL, NULL, NULL, error);
     }
@@ -631,6 +805,8 @@ launch (SpawnProcess *self, gboolean detached, GError **error)
     }
   return child;
 }
+
+static gboolean start (SpawnProcess *self, GError **error);
 
 /**
  * spawn_process_start:
@@ -649,16 +825,41 @@ launch (SpawnProcess *self, gboolean detached, GError **error)
 gboolean
 spawn_process_start (SpawnProcess *self, GError **error)
 {
-  GError *local_error = NULL;
-  SpawnChild *child;
-  GMainContext *context;
-  int i;
+  gboolean ok;
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
   g_return_val_if_fail (self->argv != NULL && self->argv[0] != NULL, FALSE);
   g_return_val_if_fail (self->state == SPAWN_PROCESS_NOT_RUNNING, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  /* Every public call that emits holds a reference across its emissions
+   * (as dispatch and the waits do): a handler may drop the caller's
+   * last one. */
+  g_object_ref (self);
+  /* Called from a handler of the last run's end: that end first. */
+  emit_end (self);
+  /* ... whose handlers may have started it again themselves. */
+  if (self->state == SPAWN_PROCESS_NOT_RUNNING)
+    ok = start (self, error);
+  else
+    {
+      g_critical ("%s: a handler of the last run's end started the process again",
+                  G_STRFUNC);
+      ok = FALSE;
+    }
+  g_object_unref (self);
+  return ok;
+}
+
+static gboolean
+start (SpawnProcess *self, GError **error)
+{
+  GError *local_error = NULL;
+  SpawnChild *child;
+  GMainContext *context;
+  int i;
+
+  self->run++;
   for (i = 0; i < 3; i++)
     reset_channel (&self->channels[i]);
   self->have_exit = FALSE;
@@ -706,15 +907,18 @@ spawn_process_start (SpawnProcess *self, GError **error)
  * @error: return location for a #GError
  *
  * Starts the program with the configuration of @self and forgets it: it
- * is not watched by @self, never becomes a zombie, and channels in
- * %SPAWN_CHANNEL_PIPE mode are forwarded.  @self is not changed and may be
- * running.
+ * runs in a new session (setsid(), so it has no controlling terminal and
+ * is in no process group of ours), is not watched by @self, never becomes
+ * a zombie, and channels in %SPAWN_CHANNEL_PIPE mode are forwarded.  @self
+ * is not changed and may be running.
  *
- * Returns: %TRUE if the program runs; %FALSE with a %SPAWN_ERROR
+ * Returns: %TRUE if the program runs; %FALSE with a %SPAWN_ERROR, after
+ *   #SpawnProcess::error-occurred with %SPAWN_PROCESS_ERROR_FAILED_TO_START
  */
 gboolean
 spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
 {
+  GError *local_error = NULL;
   Channel saved[3];
   SpawnChild *child;
   int i;
@@ -731,10 +935,17 @@ spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
       self->channels[i].fd = -1;
       self->channels[i].tag = NULL;
     }
-  child = launch (self, TRUE, error);
+  child = launch (self, TRUE, &local_error);
   memcpy (self->channels, saved, sizeof saved);
   if (child == NULL)
-    return FALSE;
+    {
+      /* As QProcess 6 does; @self's own state is not touched. */
+      g_object_ref (self);
+      emit_error (self, SPAWN_PROCESS_ERROR_FAILED_TO_START, "%s", local_error->message);
+      g_object_unref (self);
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
   if (pid_out != NULL)
     *pid_out = spawn_child_get_pid (child);
   /* The reaper (or the kernel, with clonefd) takes it from here. */
@@ -754,8 +965,10 @@ spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
  * @error: return location for a #GError
  *
  * Runs a program to its end, like QProcess::execute() or g_spawn_sync(),
- * with stdin from /dev/null.  No main loop runs.  A program still running
- * after @timeout_ms is killed and reaped.
+ * with stdin from /dev/null.  No main loop runs, and the process is
+ * watched from a private main context, so this is safe from any thread
+ * whatever the other threads' loops do.  A program still running after
+ * @timeout_ms is killed and reaped.
  *
  * Returns: %TRUE if it ran to its end (whatever its status); %FALSE with a
  *   %SPAWN_ERROR if it could not start, or %SPAWN_PROCESS_ERROR_TIMED_OUT
@@ -764,8 +977,11 @@ gboolean
 spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout_out,
                        GBytes **stderr_out, SpawnExitInfo *info, GError **error)
 {
+  /* Declared first, freed last: after the process and its source. */
+  g_autoptr (GMainContext) context = g_main_context_new ();
   g_autoptr (SpawnProcess) p = NULL;
   GError *local_error = NULL;
+  gboolean started;
 
   g_return_val_if_fail (argv != NULL && argv[0] != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -776,7 +992,13 @@ spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout
                                   stdout_out ? SPAWN_CHANNEL_PIPE : SPAWN_CHANNEL_FORWARD);
   spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDERR,
                                   stderr_out ? SPAWN_CHANNEL_PIPE : SPAWN_CHANNEL_FORWARD);
-  if (!spawn_process_start (p, error))
+  /* Watched from a context nobody runs: in a thread that pushed none the
+   * thread-default one is the global default, and the main thread's loop
+   * would dispatch @p while we wait for it here. */
+  g_main_context_push_thread_default (context);
+  started = spawn_process_start (p, error);
+  g_main_context_pop_thread_default (context);
+  if (!started)
     return FALSE;
   if (!spawn_process_wait_for_finished (p, timeout_ms, &local_error))
     {
@@ -802,12 +1024,6 @@ spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout
 
 /* Waiting without a main loop */
 
-typedef enum {
-  WAIT_READY_READ,
-  WAIT_BYTES_WRITTEN,
-  WAIT_FINISHED,
-} WaitFor;
-
 static int
 poll_timeout (SpawnProcess *self, gint64 deadline)
 {
@@ -829,8 +1045,25 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
 {
   gint64 deadline = timeout_ms < 0 ? -1 : g_get_monotonic_time () + (gint64) timeout_ms * 1000;
   guint64 reads = self->read_count, writes = self->write_count;
-  gboolean ok = FALSE;
+  guint run = self->run;
+  gboolean ok = FALSE, polled = FALSE;
+  GMainContext *context = NULL;
 
+  /* While we block, no other thread may dispatch this object from the
+   * context its source is attached to: own that context meanwhile (its
+   * other users wait), and refuse if another thread owns it, which is
+   * running it now.  Acquiring is recursive, so a wait from a handler
+   * that context dispatched is fine. */
+  if (self->source != NULL)
+    {
+      context = g_main_context_ref (g_source_get_context (self->source));
+      if (!g_main_context_acquire (context))
+        {
+          g_main_context_unref (context);
+          return fail (error, SPAWN_PROCESS_ERROR_WRONG_THREAD,
+                       "Another thread runs the main context this process is watched from");
+        }
+    }
   g_object_ref (self);
   for (;;)
     {
@@ -845,11 +1078,17 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
           ok = TRUE;
           break;
         }
-      if (self->state != SPAWN_PROCESS_RUNNING)
+      /* Our run's "finished" was emitted: a handler may have started the
+       * next run since, which is not what we wait for (QProcess returns
+       * once finished was emitted). */
+      if (what == WAIT_FINISHED && self->finished_run == run)
         {
-          ok = what == WAIT_FINISHED;
-          if (!ok)
-            fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
+          ok = TRUE;
+          break;
+        }
+      if (self->run != run || self->state != SPAWN_PROCESS_RUNNING)
+        {
+          fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
           break;
         }
       if (what == WAIT_BYTES_WRITTEN && pending (&self->channels[SPAWN_PROCESS_STDIN]) == 0)
@@ -857,7 +1096,9 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
           fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "Nothing to write");
           break;
         }
-      if (deadline >= 0 && g_get_monotonic_time () >= deadline)
+      /* Only after one poll at least: with a timeout of 0 the caller
+       * asks "anything now?", and a loop of such calls must get there. */
+      if (polled && deadline >= 0 && g_get_monotonic_time () >= deadline)
         {
           fail (error, SPAWN_PROCESS_ERROR_TIMED_OUT, "Timed out waiting for the process");
           break;
@@ -877,12 +1118,27 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
       pfd[n].events = POLLIN;
       slot[n++] = CHILD_SLOT;
       if (poll (pfd, n, poll_timeout (self, deadline)) < 0 && errno != EINTR)
-        g_error ("poll: %s", g_strerror (errno));
+        {
+          int errsv = errno;
+
+          /* EINVAL (RLIMIT_NOFILE below our fd count) or ENOMEM: the wait
+           * failed, the process did not; it is still ours to wait for. */
+          g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_READ_ERROR,
+                       "Cannot poll the descriptors of process %d: %s",
+                       (int) spawn_child_get_pid (self->child), g_strerror (errsv));
+          break;
+        }
+      polled = TRUE;
       for (i = 0; i < n; i++)
         revents[slot[i]] = pfd[i].revents;
-      process_events (self, revents);
+      process_events (self, revents, what);
     }
   g_object_unref (self);
+  if (context != NULL)
+    {
+      g_main_context_release (context);
+      g_main_context_unref (context);
+    }
   return ok;
 }
 
@@ -921,7 +1177,8 @@ spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms G_GNUC_UNUSED
  *
  * Returns: %TRUE if there is new output; %FALSE with
  *   %SPAWN_PROCESS_ERROR_TIMED_OUT, or %SPAWN_PROCESS_ERROR_NOT_RUNNING if
- *   it ended without writing more
+ *   it ended without writing more (see spawn_process_wait_for_finished()
+ *   for the other errors)
  */
 gboolean
 spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms, GError **error)
@@ -959,10 +1216,17 @@ spawn_process_wait_for_bytes_written (SpawnProcess *self, int timeout_ms, GError
  *
  * Blocks until the process has ended and #SpawnProcess::finished has been
  * emitted, reading its output and writing its input meanwhile.  On a
- * timeout the process is left running.
+ * timeout the process is left running.  A handler of that run's end may
+ * have started the process again: this returns all the same.
+ *
+ * Like every wait, this polls at least once (also with a @timeout_ms of
+ * 0), owns the main context the process is watched from while it blocks,
+ * and refuses to wait if another thread owns (runs) that context.
  *
  * Returns: %TRUE if it finished; %FALSE with %SPAWN_PROCESS_ERROR_TIMED_OUT,
- *   or %SPAWN_PROCESS_ERROR_NOT_RUNNING if it was not running
+ *   %SPAWN_PROCESS_ERROR_NOT_RUNNING if it was not running,
+ *   %SPAWN_PROCESS_ERROR_WRONG_THREAD if another thread runs its context,
+ *   or %SPAWN_PROCESS_ERROR_READ_ERROR if poll() failed
  */
 gboolean
 spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms, GError **error)
@@ -980,13 +1244,29 @@ spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms, GError **er
 static gboolean
 send_signal (SpawnProcess *self, int signum, GError **error)
 {
+  GError *local_error = NULL;
+
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (self->state != SPAWN_PROCESS_RUNNING)
     return fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
   /* Through the process's fd: never a process that reused the PID. */
-  return spawn_child_send_signal (self->child, signum, error);
+  if (!spawn_child_send_signal (self->child, signum, &local_error))
+    {
+      /* ESRCH: it has exited, and its end is on its way to us (clonefd,
+       * whose kernel reaps it at once).  pidfd and sigchld signal the
+       * zombie and succeed; QProcess does nothing and does not fail.
+       * One answer on every backend: there was nothing left to end. */
+      if (g_error_matches (local_error, SPAWN_ERROR, SPAWN_ERROR_SRCH))
+        {
+          g_error_free (local_error);
+          return TRUE;
+        }
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /**
@@ -1151,7 +1431,7 @@ spawn_process_read_all (SpawnProcess *self, SpawnProcessChannel channel)
 
   if (c == NULL)
     return NULL;
-  bytes = g_bytes_new (c->data->data + c->pos, pending (c));
+  bytes = g_bytes_new (pending_data (c), pending (c));
   g_byte_array_set_size (c->data, 0);
   c->pos = 0;
   return bytes;
@@ -1160,7 +1440,7 @@ spawn_process_read_all (SpawnProcess *self, SpawnProcessChannel channel)
 static const guint8 *
 find_newline (Channel *c)
 {
-  return memchr (c->data->data + c->pos, '\n', pending (c));
+  return memchr (pending_data (c), '\n', pending (c));
 }
 
 /**
@@ -1204,7 +1484,7 @@ spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
 
   if (c == NULL)
     return NULL;
-  start = (const char *) c->data->data + c->pos;
+  start = (const char *) pending_data (c);
   nl = find_newline (c);
   if (nl != NULL)
     len = (const char *) nl - start;
@@ -1250,7 +1530,8 @@ spawn_process_write (SpawnProcess *self, const void *data, gsize len, GError **e
     return fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
   if (c->fd < 0 || self->close_write_requested)
     return fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "The write channel is closed");
-  g_byte_array_append (c->data, data, len);
+  if (len > 0)
+    g_byte_array_append (c->data, data, len);
   g_object_ref (self);
   if (!flush_stdin (self))
     {
@@ -1359,6 +1640,44 @@ spawn_process_set_working_directory (SpawnProcess *self, const char *path)
   self->working_directory = g_strdup (path);
 }
 
+/* A copy of @envp where a name given twice keeps its last value, in the
+ * place of its first: QProcessEnvironment makes the later one win, while
+ * execve() passes both and getenv() finds the first. */
+static char **
+dedupe_environment (const char * const *envp)
+{
+  g_autoptr (GHashTable) last = NULL;
+  GPtrArray *out;
+  gsize i;
+
+  if (envp == NULL)
+    return NULL;
+  /* name → index of its last entry */
+  last = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (i = 0; envp[i] != NULL; i++)
+    {
+      const char *eq = strchr (envp[i], '=');
+      char *name = eq ? g_strndup (envp[i], eq - envp[i]) : g_strdup (envp[i]);
+
+      g_hash_table_insert (last, name, GSIZE_TO_POINTER (i));
+    }
+  out = g_ptr_array_new ();
+  for (i = 0; envp[i] != NULL; i++)
+    {
+      const char *eq = strchr (envp[i], '=');
+      g_autofree char *name = eq ? g_strndup (envp[i], eq - envp[i]) : g_strdup (envp[i]);
+      gpointer found;
+
+      /* At the first entry of a name, the last one's value; skip the rest. */
+      if (!g_hash_table_lookup_extended (last, name, NULL, &found))
+        continue;
+      g_ptr_array_add (out, g_strdup (envp[GPOINTER_TO_SIZE (found)]));
+      g_hash_table_remove (last, name);
+    }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
 /**
  * spawn_process_set_environment:
  * @self: a process
@@ -1366,7 +1685,8 @@ spawn_process_set_working_directory (SpawnProcess *self, const char *path)
  *   %NULL for ours as it is at start time
  *
  * Replaces the environment, and forgets earlier spawn_process_setenv()
- * and spawn_process_unsetenv() calls.
+ * and spawn_process_unsetenv() calls.  A name given twice gets its later
+ * value, as with QProcessEnvironment.
  */
 void
 spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
@@ -1374,7 +1694,7 @@ spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
   g_return_if_fail (SPAWN_IS_PROCESS (self));
 
   g_strfreev (self->environment);
-  self->environment = g_strdupv ((char **) envp);
+  self->environment = dedupe_environment (envp);
   g_hash_table_remove_all (self->env_changes);
 }
 
@@ -1545,6 +1865,7 @@ spawn_process_init (SpawnProcess *self)
       self->channels[i].fd = -1;
       self->channels[i].data = g_byte_array_new ();
     }
+  self->end.step = END_DONE;
 }
 
 static void
