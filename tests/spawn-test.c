@@ -170,6 +170,7 @@ test_core_dump (gconstpointer data)
 {
   g_autofree char *pattern = NULL;
   g_autofree char *dir = NULL;
+  g_autofree char *rm = NULL;
   const char *argv[] = { testutil_helper, "kill", "11", NULL };
   GError *error = NULL;
   Result r;
@@ -200,8 +201,8 @@ test_core_dump (gconstpointer data)
   g_assert_cmpint (r.info.kind, ==, SPAWN_EXIT_DUMPED);
   g_assert_cmpint (r.info.status, ==, SIGSEGV);
   g_assert_true (WCOREDUMP (spawn_exit_info_to_wait_status (&r.info)));
-  g_assert_true (g_spawn_command_line_sync (g_strdup_printf ("rm -rf %s", dir),
-                                            NULL, NULL, NULL, NULL));
+  rm = g_strdup_printf ("rm -rf %s", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }
 
 static void
