@@ -494,7 +494,9 @@ spawn_async_fd (const char          *working_directory,
     }
   for (argc = 0; launch.argv[argc] != NULL; argc++)
     ;
-  shell_argv = g_new0 (char *, argc + 2);
+  /* "/bin/sh", the file, argv[1..argc-1], NULL: argc + 2 slots, but 3
+   * when G_SPAWN_FILE_AND_ARGV_ZERO leaves argv empty (argc 0). */
+  shell_argv = g_new0 (char *, MAX (argc, 1) + 2);
   shell_argv[0] = (char *) "/bin/sh";
   for (i = 1; i < argc; i++)
     shell_argv[i + 1] = launch.argv[i];

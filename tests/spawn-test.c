@@ -357,6 +357,35 @@ test_exec_errors (gconstpointer data)
 }
 
 static void
+test_script_argv_zero_empty (gconstpointer data)
+{
+  g_autofree char *dir = NULL, *script = NULL;
+  const char *argv[2] = { NULL, NULL };
+  GError *error = NULL;
+  int out = -1;
+
+  g_test_summary ("G_SPAWN_FILE_AND_ARGV_ZERO with no argument at all and a "
+                  "script without #!: the /bin/sh fallback gets a "
+                  "NULL-terminated argv (it overran its array by one; the "
+                  "overread shows under valgrind, see docs/api.md)");
+  if (!testutil_use_backend (data))
+    return;
+  dir = g_dir_make_tmp ("spawn-script-XXXXXX", &error);
+  g_assert_no_error (error);
+  script = g_build_filename (dir, "no-shebang", NULL);
+  g_assert_true (g_file_set_contents (script, "printf 'ran by sh'\n", -1, NULL));
+  g_assert_no_errno (chmod (script, 0755));
+  argv[0] = script;
+  g_autoptr (SpawnChild) child =
+    spawn_async_fd (NULL, argv, NULL, G_SPAWN_FILE_AND_ARGV_ZERO, NULL, NULL,
+                    -1, -1, -1, NULL, NULL, 0, NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  assert_output (child, out, "ran by sh");
+  g_unlink (script);
+  g_rmdir (dir);
+}
+
+static void
 test_working_directory_and_env (gconstpointer data)
 {
   const char *pwd[] = { testutil_helper, "pwd", NULL };
@@ -813,6 +842,7 @@ main (int argc, char **argv)
     { "fd-hygiene", test_fd_hygiene },
     { "exec-errors", test_exec_errors },
     { "cwd-env", test_working_directory_and_env },
+    { "exec/script-argv-zero-empty", test_script_argv_zero_empty },
     { "concurrency", test_concurrency },
     { "threads", test_threads },
     { "unwatched", test_unwatched },
