@@ -12,14 +12,21 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 G_DEFINE_QUARK (spawn-error-quark, spawn_error)
 
-/* Room for the child between clone and exec, child_setup included. */
-#define CHILD_STACK_SIZE (64 * 1024)
+/* Room for the child between clone and exec, child_setup included.  Only
+ * address space: pages are touched (and cost) only as the child uses them. */
+#define CHILD_STACK_SIZE (1024 * 1024)
+/* PROT_NONE below the stack, which grows down: running off its end faults
+ * in the child (SIGSEGV) instead of writing into our memory, which the
+ * child shares.  Several pages, so that a frame of up to 64 KiB that is
+ * not probed (no -fstack-clash-protection) still lands in the guard. */
+#define CHILD_STACK_GUARD (64 * 1024)
 
 static const SpawnBackendOps * const backends[] = {
   &_spawn_backend_clonefd,
@@ -312,6 +319,38 @@ spawn_exit_info_to_wait_status (const SpawnExitInfo *info)
     }
 }
 
+/* The child's stack: mapped, with a guard below it, never a heap block.
+ * Returns its lowest usable address, or NULL with errno set. */
+static void *
+child_stack_new (void)
+{
+  char *base;
+
+  base = mmap (NULL, CHILD_STACK_GUARD + CHILD_STACK_SIZE, PROT_NONE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED)
+    return NULL;
+  if (mprotect (base + CHILD_STACK_GUARD, CHILD_STACK_SIZE,
+                PROT_READ | PROT_WRITE) < 0)
+    {
+      int saved_errno = errno;
+      munmap (base, CHILD_STACK_GUARD + CHILD_STACK_SIZE);
+      errno = saved_errno;
+      return NULL;
+    }
+  return base + CHILD_STACK_GUARD;
+}
+
+/* CLONE_VFORK: by the time start() returns the child has exec'd or exited
+ * and no longer runs on this stack. */
+static void
+child_stack_free (void *stack)
+{
+  if (stack != NULL)
+    munmap ((char *) stack - CHILD_STACK_GUARD,
+            CHILD_STACK_GUARD + CHILD_STACK_SIZE);
+}
+
 static void
 close_pair (int p[2])
 {
@@ -394,9 +433,11 @@ step_name (SpawnChildStep step)
  *   and %G_SPAWN_CLOEXEC_PIPES change nothing (the child is always watched
  *   through its handle; our pipe ends are always close-on-exec)
  * @child_setup: (scope call) (nullable): called in the child just before
- *   exec.  It shares our memory and runs on a 64 KiB stack while the
- *   spawning thread waits: it must be async-signal-safe (no malloc, no
- *   locks, no stdio; signal-safety(7)) and must not write to memory we use
+ *   exec.  It shares our memory and runs on a 1 MiB stack of its own
+ *   (with a guard below: overflowing it kills the child with SIGSEGV,
+ *   which the watch reports, and leaves us intact) while the spawning
+ *   thread waits: it must be async-signal-safe (no malloc, no locks, no
+ *   stdio; signal-safety(7)) and must not write to memory we use
  * @user_data: (closure child_setup): data for @child_setup
  * @stdin_fd: fd to become the child's stdin, or -1
  * @stdout_fd: fd to become the child's stdout, or -1
@@ -447,7 +488,7 @@ spawn_async_fd (const char          *working_directory,
   const SpawnBackendOps *ops;
   SpawnLaunch launch = { 0 };
   SpawnChild *child = NULL;
-  int in_pipe[2], out_pipe[2], err_pipe[2];
+  int in_pipe[2] = { -1, -1 }, out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
   SpawnChildReport report = { 0, 0 };
   const char *path = NULL;
   char **shell_argv = NULL;
@@ -511,7 +552,12 @@ spawn_async_fd (const char          *working_directory,
     launch.max_target_fd = MAX (launch.max_target_fd, target_fds[i]);
   launch.child_setup = child_setup;
   launch.child_setup_data = user_data;
-  stack = g_malloc (CHILD_STACK_SIZE);
+  stack = child_stack_new ();
+  if (stack == NULL)
+    {
+      err = -errno;
+      goto out;
+    }
 
   if ((err = open_pipe (in_pipe, stdin_pipe_out != NULL)) < 0 ||
       (err = open_pipe (out_pipe, stdout_pipe_out != NULL)) < 0 ||
@@ -583,7 +629,7 @@ out:
   close_pair (in_pipe);
   close_pair (out_pipe);
   close_pair (err_pipe);
-  g_free (stack);
+  child_stack_free (stack);
   g_free (lifted);
   g_free (shell_argv);
   g_free (launch.path_buffer);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -383,6 +384,138 @@ test_script_argv_zero_empty (gconstpointer data)
   assert_output (child, out, "ran by sh");
   g_unlink (script);
   g_rmdir (dir);
+}
+
+/* ---- child_setup's stack ---- */
+
+#define CANARY_BLOCKS 64
+#define CANARY_SIZE (8 * 1024)
+
+/* Heap blocks with a known pattern, allocated before the spawn: a child
+ * that writes below its stack into our heap tramples them. */
+static guchar **
+canaries_new (void)
+{
+  guchar **blocks = g_new (guchar *, CANARY_BLOCKS);
+  int i;
+
+  for (i = 0; i < CANARY_BLOCKS; i++)
+    {
+      blocks[i] = g_malloc (CANARY_SIZE);
+      memset (blocks[i], 0x5a, CANARY_SIZE);
+    }
+  return blocks;
+}
+
+static void
+canaries_check_free (guchar **blocks)
+{
+  int i, j;
+
+  for (i = 0; i < CANARY_BLOCKS; i++)
+    {
+      for (j = 0; j < CANARY_SIZE; j++)
+        if (blocks[i][j] != 0x5a)
+          g_error ("heap block %d trampled at byte %d", i, j);
+      g_free (blocks[i]);
+    }
+  g_free (blocks);
+  /* With M_PERTURB set malloc checks its chunks as it reuses them. */
+  for (i = 0; i < CANARY_BLOCKS; i++)
+    g_free (g_malloc (CANARY_SIZE * (i % 4 + 1)));
+}
+
+/* Async-signal-safe: touches its own stack only. */
+static void
+use_256k_of_stack (gpointer data G_GNUC_UNUSED)
+{
+  volatile char buf[256 * 1024];
+  gsize i;
+
+  for (i = 0; i < sizeof (buf); i += 512)
+    buf[i] = (char) i;
+  buf[sizeof (buf) - 1] = buf[0];
+}
+
+static volatile int recurse_forever = 1;
+
+G_GNUC_NO_INLINE static int
+recurse (int depth)
+{
+  volatile char frame[1024];
+
+  frame[0] = (char) depth;
+  if (!recurse_forever)
+    return frame[0];
+  return recurse (depth + 1) + frame[0];
+}
+
+static void
+overflow_stack (gpointer data G_GNUC_UNUSED)
+{
+  recurse (0);
+}
+
+/* In a subprocess: the heap may not survive before the fix. */
+static void
+child_setup_prepare (void)
+{
+  struct rlimit no_core = { 0, 0 };
+
+  mallopt (M_PERTURB, 0xa5);
+  g_assert_no_errno (setrlimit (RLIMIT_CORE, &no_core));
+}
+
+static void
+test_child_setup_big_stack (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  GError *error = NULL;
+  guchar **canaries;
+  Result r;
+
+  g_test_summary ("a child_setup that puts 256 KiB on its stack works and "
+                  "leaves our heap intact (the stack was a 64 KiB heap "
+                  "block)");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  child_setup_prepare ();
+  canaries = canaries_new ();
+  g_autoptr (SpawnChild) child =
+    spawn_async_fd (NULL, argv, NULL, 0, use_256k_of_stack, NULL, -1, -1, -1,
+                    NULL, NULL, 0, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  watch (child, &r);
+  assert_exited (&r, 0);
+  canaries_check_free (canaries);
+}
+
+static void
+test_child_setup_overflow (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  GError *error = NULL;
+  guchar **canaries;
+  Result r;
+
+  g_test_summary ("a child_setup that recurses without end overflows its "
+                  "stack into the guard page: the child dies of SIGSEGV, "
+                  "which the watch reports (the spawn itself succeeds, as "
+                  "in GLib), and our heap is intact");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  child_setup_prepare ();
+  canaries = canaries_new ();
+  g_autoptr (SpawnChild) child =
+    spawn_async_fd (NULL, argv, NULL, 0, overflow_stack, NULL, -1, -1, -1,
+                    NULL, NULL, 0, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  watch (child, &r);
+  g_assert_no_error (r.error);
+  g_assert_cmpint (r.info.kind, ==, SPAWN_EXIT_KILLED);
+  g_assert_cmpint (r.info.status, ==, SIGSEGV);
+  canaries_check_free (canaries);
+  testutil_assert_no_children ();
 }
 
 static void
@@ -843,6 +976,8 @@ main (int argc, char **argv)
     { "exec-errors", test_exec_errors },
     { "cwd-env", test_working_directory_and_env },
     { "exec/script-argv-zero-empty", test_script_argv_zero_empty },
+    { "child-setup/big-stack", test_child_setup_big_stack },
+    { "child-setup/overflow", test_child_setup_overflow },
     { "concurrency", test_concurrency },
     { "threads", test_threads },
     { "unwatched", test_unwatched },
