@@ -41,6 +41,9 @@ sys_waitid (int fd, siginfo_t *si, int options, struct rusage *ru)
   return syscall (SYS_waitid, P_PIDFD, fd, si, options, ru);
 }
 
+/* -ENOSYS (no pidfd_open), -EPERM (seccomp) or -EINVAL (no P_PIDFD):
+ * not on this kernel.  Anything else (EMFILE, ENFILE, ENOMEM) is this
+ * attempt failing, which spawn.c reports and does not cache. */
 static int
 pidfd_probe (void)
 {
@@ -50,9 +53,12 @@ pidfd_probe (void)
   fd = syscall (SYS_pidfd_open, getpid (), 0);
   if (fd < 0)
     return -errno;
-  /* We are not our own child: ECHILD where P_PIDFD exists (5.4). */
-  if (sys_waitid (fd, &si, WEXITED | WNOHANG, NULL) == 0 || errno != ECHILD)
+  /* We are not our own child: ECHILD where P_PIDFD exists (5.4), EINVAL
+   * before. */
+  if (sys_waitid (fd, &si, WEXITED | WNOHANG, NULL) == 0)
     err = -EINVAL;
+  else if (errno != ECHILD)
+    err = -errno;
   close (fd);
   return err;
 }

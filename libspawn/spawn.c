@@ -34,7 +34,8 @@ static const SpawnBackendOps * const backends[] = {
   &_spawn_backend_sigchld,
 };
 
-/* Probe results: 0 unknown, 1 available, 2 not available. */
+/* Probe results, cached only when they are answers about the kernel. */
+enum { PROBE_UNKNOWN, PROBE_YES, PROBE_NO };
 static gint probed[G_N_ELEMENTS (backends)];
 /* The backend in use, as a SpawnBackend; AUTO until decided. */
 static gint chosen = SPAWN_BACKEND_AUTO;
@@ -110,28 +111,46 @@ backend_index (SpawnBackend backend)
   g_assert_not_reached ();
 }
 
-/* Probe once; only "not on this kernel" answers count as unavailable. */
-static gboolean
-available (gsize i)
+/* Probe until there is an answer: 0 available, -ENOSYS not on this
+ * kernel (both cached), or another -errno when the probe itself failed
+ * (EMFILE, ENFILE, EAGAIN, ENOMEM: a full fd table, the process limit,
+ * memory pressure), which is not cached: the next call probes again. */
+static int
+probe_backend (gsize i)
 {
   int state = g_atomic_int_get (&probed[i]);
+  int err;
 
-  if (state == 0)
+  if (state == PROBE_UNKNOWN)
     {
-      int err = backends[i]->probe ();
-      state = err == 0 ? 1 : 2;
+      err = backends[i]->probe ();
+      if (err != 0 && err != -ENOSYS && err != -EINVAL && err != -EPERM)
+        {
+          g_debug ("backend %s: probe failed, will retry: %s",
+                   backends[i]->name, g_strerror (-err));
+          return err;
+        }
+      state = err == 0 ? PROBE_YES : PROBE_NO;
       g_debug ("backend %s: %s", backends[i]->name,
                err == 0 ? "available" : g_strerror (-err));
       g_atomic_int_set (&probed[i], state);
     }
-  return state == 1;
+  return state == PROBE_YES ? 0 : -ENOSYS;
+}
+
+static gboolean
+available (gsize i)
+{
+  return probe_backend (i) == 0;
 }
 
 /**
  * spawn_backend_is_available:
  * @backend: a backend other than %SPAWN_BACKEND_AUTO
  *
- * Whether @backend works on the running kernel.  Probed once and cached.
+ * Whether @backend works on the running kernel.  The answer is probed once
+ * and cached; a probe that could not run (fd table full, process limit,
+ * out of memory) gives %FALSE this time and is tried again next time.
  *
  * Returns: %TRUE if spawn_set_backend() would accept @backend
  */
@@ -144,29 +163,39 @@ spawn_backend_is_available (SpawnBackend backend)
   return available (backend_index (backend));
 }
 
+/* A probe that failed for a passing reason is an error for this call,
+ * never a fallback: nothing is chosen, and the next call probes again. */
 static gboolean
 choose (SpawnBackend want, const char *why, GError **error)
 {
   gsize i;
+  int err;
 
-  if (want != SPAWN_BACKEND_AUTO)
+  for (i = 0; i < G_N_ELEMENTS (backends); i++)
     {
-      if (!available (backend_index (want)))
+      if (want != SPAWN_BACKEND_AUTO && backends[i]->kind != want)
+        continue;
+      err = probe_backend (i);
+      if (err == 0)
+        {
+          g_atomic_int_set (&chosen, backends[i]->kind);
+          return TRUE;
+        }
+      if (err != -ENOSYS)
+        {
+          g_propagate_error (error,
+                             _spawn_error_new (-err, "Cannot probe backend %s",
+                                               backends[i]->name));
+          return FALSE;
+        }
+      if (want != SPAWN_BACKEND_AUTO)
         {
           g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_NOSYS,
                        "Backend %s (%s) is not available on this kernel",
                        spawn_backend_to_string (want), why);
           return FALSE;
         }
-      g_atomic_int_set (&chosen, want);
-      return TRUE;
     }
-  for (i = 0; i < G_N_ELEMENTS (backends); i++)
-    if (available (i))
-      {
-        g_atomic_int_set (&chosen, backends[i]->kind);
-        return TRUE;
-      }
   g_assert_not_reached (); /* sigchld is always there */
 }
 
@@ -212,8 +241,9 @@ current_ops (GError **error)
  * spawn_get_backend:
  *
  * The backend new children are started with, chosen now if it has not been
- * yet.  If `LIBSPAWN_BACKEND` names a backend that is not available, this
- * returns %SPAWN_BACKEND_AUTO and spawn_async_fd() fails with the reason.
+ * yet.  If `LIBSPAWN_BACKEND` names a backend that is not available, or
+ * a probe could not run (fd table full, process limit), this returns
+ * %SPAWN_BACKEND_AUTO and spawn_async_fd() fails with the reason.
  *
  * Returns: the backend in use
  */
@@ -234,7 +264,9 @@ spawn_get_backend (void)
  * Forces a backend for the children started from now on (those already
  * running keep theirs).  Overrides `LIBSPAWN_BACKEND`.  A backend that is not
  * available on this kernel is refused with %SPAWN_ERROR_NOSYS; nothing falls
- * back silently.
+ * back silently.  A probe that could not run fails with its own error
+ * (%SPAWN_ERROR_MFILE, %SPAWN_ERROR_AGAIN, %SPAWN_ERROR_NOMEM...) and is
+ * tried again by the next call.
  *
  * Returns: %TRUE if @backend is now in use
  */

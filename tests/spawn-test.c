@@ -861,23 +861,115 @@ test_app_children (gconstpointer data)
 
 /* ---- backend selection ---- */
 
+/* What auto must pick where we run, known without asking libspawn. */
+static SpawnBackend
+expected_auto_backend (void)
+{
+  const char *kernel = g_getenv ("LIBSPAWN_VM_KERNEL");
+  gboolean series = g_strcmp0 (g_getenv ("LIBSPAWN_SERIES"), "yes") == 0;
+
+  if (series && (g_strcmp0 (kernel, "patched") == 0 || g_strcmp0 (kernel, "debug") == 0))
+    return SPAWN_BACKEND_CLONEFD;
+  return SPAWN_BACKEND_PIDFD;
+}
+
 static void
 test_auto_backend (void)
 {
   const char *kernel = g_getenv ("LIBSPAWN_VM_KERNEL");
-  gboolean series = g_strcmp0 (g_getenv ("LIBSPAWN_SERIES"), "yes") == 0;
-  SpawnBackend want = SPAWN_BACKEND_PIDFD;
+  SpawnBackend want = expected_auto_backend ();
 
   g_test_summary ("clonefd is chosen by itself on the patched kernels, pidfd "
                   "on every other kernel we run on");
   if (!testutil_isolated ())
     return;
-  if (series && (g_strcmp0 (kernel, "patched") == 0 || g_strcmp0 (kernel, "debug") == 0))
-    want = SPAWN_BACKEND_CLONEFD;
   g_unsetenv ("LIBSPAWN_BACKEND");
   g_test_message ("kernel %s: %s", kernel ? kernel : "host",
                   spawn_backend_to_string (spawn_get_backend ()));
   g_assert_cmpint (spawn_get_backend (), ==, want);
+}
+
+/* Fill the fd table (the probes and the child's fd need one each): spawn
+ * fails with EMFILE, and so does forcing @want; with the fds back, the next
+ * spawn probes again and gets @want.  Before any backend was probed. */
+static void
+check_probe_after_emfile (SpawnBackend want, gboolean forced)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  struct rlimit rl = { 32, 32 };
+  GArray *fillers = g_array_new (FALSE, FALSE, sizeof (int));
+  struct sigaction sa;
+  GError *error = NULL;
+  guint i;
+  int fd;
+  Result r;
+
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &rl));
+  while ((fd = dup (2)) >= 0)
+    g_array_append_val (fillers, fd);
+  g_assert_cmpint (errno, ==, EMFILE);
+
+  g_assert_null (start_full (argv, 0, NULL, NULL, &error));
+  g_test_message ("fd table full: %s", error->message);
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_MFILE);
+  g_clear_error (&error);
+  if (forced && want != SPAWN_BACKEND_SIGCHLD)
+    {
+      /* Not "not available on this kernel": it is, we could not tell. */
+      g_assert_false (spawn_set_backend (want, &error));
+      g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_MFILE);
+      g_clear_error (&error);
+    }
+
+  for (i = 0; i < fillers->len; i++)
+    close (g_array_index (fillers, int, i));
+  g_array_free (fillers, TRUE);
+
+  g_autoptr (SpawnChild) child = start_full (argv, 0, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (spawn_child_get_backend (child), ==, want);
+  watch (child, &r);
+  assert_exited (&r, 0);
+  if (want != SPAWN_BACKEND_SIGCHLD)
+    {
+      /* No silent drop to sigchld on the way: its handler is not there. */
+      g_assert_no_errno (sigaction (SIGCHLD, NULL, &sa));
+      g_assert_true (sa.sa_handler == SIG_DFL);
+    }
+}
+
+static void
+test_probe_emfile (gconstpointer data)
+{
+  SpawnBackend b = testutil_backend (data);
+
+  g_test_summary ("LIBSPAWN_BACKEND forces a backend whose first probe meets "
+                  "a full fd table: that spawn (and spawn_set_backend()) "
+                  "fail with EMFILE, not 'not available', and once fds are "
+                  "free the probe runs again and the backend works");
+  /* Ask in this process: the subprocess must probe with a full table. */
+  if (!g_test_subprocess () && !spawn_backend_is_available (b))
+    {
+      g_test_skip_printf ("backend %s is not available on this kernel",
+                          spawn_backend_to_string (b));
+      return;
+    }
+  if (!testutil_isolated ())
+    return;
+  g_setenv ("LIBSPAWN_BACKEND", spawn_backend_to_string (b), TRUE);
+  check_probe_after_emfile (b, TRUE);
+}
+
+static void
+test_auto_probe_emfile (void)
+{
+  g_test_summary ("auto mode, first spawn with a full fd table: EMFILE, no "
+                  "silent fall back to sigchld (no SIGCHLD handler installed); "
+                  "with fds free again the best backend is chosen");
+  if (!testutil_isolated ())
+    return;
+  g_unsetenv ("LIBSPAWN_BACKEND");
+  check_probe_after_emfile (expected_auto_backend (), FALSE);
 }
 
 static void
@@ -982,6 +1074,7 @@ main (int argc, char **argv)
     { "threads", test_threads },
     { "unwatched", test_unwatched },
     { "emfile", test_emfile },
+    { "probe-emfile", test_probe_emfile },
     { "closed-stdio", test_closed_stdio },
     { "safety/app-handler", test_app_handler },
     { "safety/waitpid-thief", test_waitpid_thief },
@@ -995,6 +1088,7 @@ main (int argc, char **argv)
   g_test_add_func ("/spawn/backend/auto", test_auto_backend);
   g_test_add_func ("/spawn/backend/forced", test_forced_backend);
   g_test_add_func ("/spawn/backend/seccomp-fallback", test_seccomp_fallback);
+  g_test_add_func ("/spawn/backend/probe-emfile", test_auto_probe_emfile);
   g_test_add_func ("/spawn/backend/forced/subprocess/bogus", test_forced_bogus);
   g_test_add_func ("/spawn/backend/forced/subprocess/sigchld", test_forced_sigchld);
   testutil_add_backend_cases ("/spawn", cases, G_N_ELEMENTS (cases));
