@@ -12,6 +12,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -632,6 +633,87 @@ test_unwatched (gconstpointer data)
   testutil_assert_no_children ();
 }
 
+/* Our threads' TIDs, sorted. */
+static GArray *
+list_tasks (void)
+{
+  GArray *tids = g_array_new (FALSE, FALSE, sizeof (int));
+  GDir *d = g_dir_open ("/proc/self/task", 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      int tid = atoi (name);
+      g_array_append_val (tids, tid);
+    }
+  g_dir_close (d);
+  return tids;
+}
+
+/* The blocked mask of thread @tid, from /proc (SigBlk, hex). */
+static guint64
+task_sigblk (int tid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/self/task/%d/status", tid);
+  g_autofree char *status = NULL;
+  const char *line;
+
+  g_assert_true (g_file_get_contents (path, &status, NULL, NULL));
+  line = strstr (status, "\nSigBlk:");
+  g_assert_nonnull (line);
+  return g_ascii_strtoull (line + strlen ("\nSigBlk:"), NULL, 16);
+}
+
+static void
+test_reaper_sigmask (gconstpointer data)
+{
+  static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1,
+                              SIGALRM, SIGPIPE };
+  GArray *before, *after;
+  SpawnChild *child;
+  guint i, j;
+  int reaper = 0;
+
+  g_test_summary ("the reaper thread is born with every signal blocked, "
+                  "not with the mask of the thread that dropped the first "
+                  "child (here: nothing blocked)");
+  if (testutil_backend (data) == SPAWN_BACKEND_CLONEFD)
+    {
+      g_test_skip ("clonefd children are reaped by the kernel: no reaper thread");
+      return;
+    }
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  child = start_helper ("sleep", "100000");
+  /* The reaper is started by the first adoption: the new thread is it. */
+  g_assert_true (spawn_child_send_signal (child, SIGKILL, NULL));
+  before = list_tasks ();
+  spawn_child_unref (child); /* not collected yet: adopted */
+  after = list_tasks ();
+  for (i = 0; i < after->len; i++)
+    {
+      int tid = g_array_index (after, int, i);
+      for (j = 0; j < before->len && g_array_index (before, int, j) != tid; j++)
+        ;
+      if (j == before->len)
+        {
+          g_assert_cmpint (reaper, ==, 0);
+          reaper = tid;
+        }
+    }
+  g_assert_cmpint (reaper, >, 0);
+  /* Once it has reaped, the thread is past GLib's setup (which runs with
+   * all signals blocked, then sets the mask it inherited). */
+  testutil_assert_no_children ();
+  g_test_message ("reaper %d SigBlk %016" G_GINT64_MODIFIER "x", reaper,
+                  task_sigblk (reaper));
+  for (i = 0; i < G_N_ELEMENTS (sigs); i++)
+    g_assert_true (task_sigblk (reaper) & (G_GUINT64_CONSTANT (1) << (sigs[i] - 1)));
+  g_array_free (before, TRUE);
+  g_array_free (after, TRUE);
+}
+
 static void
 test_emfile (gconstpointer data)
 {
@@ -1075,6 +1157,7 @@ main (int argc, char **argv)
     { "unwatched", test_unwatched },
     { "emfile", test_emfile },
     { "probe-emfile", test_probe_emfile },
+    { "reaper-sigmask", test_reaper_sigmask },
     { "closed-stdio", test_closed_stdio },
     { "safety/app-handler", test_app_handler },
     { "safety/waitpid-thief", test_waitpid_thief },
