@@ -448,6 +448,18 @@ step_name (SpawnChildStep step)
     }
 }
 
+#define INHERITS_OR_NULL_STDIN (G_SPAWN_STDIN_FROM_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDIN)
+#define INHERITS_OR_NULL_STDOUT (G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDOUT)
+#define INHERITS_OR_NULL_STDERR (G_SPAWN_STDERR_TO_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDERR)
+
+static int *
+no_pipe (int *pipe_out)
+{
+  if (pipe_out != NULL)
+    *pipe_out = -1;
+  return NULL;
+}
+
 /**
  * spawn_async_fd:
  * @working_directory: (nullable): the child's working directory, or %NULL
@@ -531,17 +543,57 @@ spawn_async_fd (const char          *working_directory,
   int saved_errno = errno;
   int err;
 
+  /* GLib's preconditions, as g_spawn_async_with_pipes_and_fds() has them. */
   g_return_val_if_fail (argv != NULL && argv[0] != NULL, NULL);
+  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDIN) != INHERITS_OR_NULL_STDIN, NULL);
+  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDOUT) != INHERITS_OR_NULL_STDOUT, NULL);
+  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDERR) != INHERITS_OR_NULL_STDERR, NULL);
   g_return_val_if_fail (stdin_pipe_out == NULL || stdin_fd < 0, NULL);
   g_return_val_if_fail (stdout_pipe_out == NULL || stdout_fd < 0, NULL);
   g_return_val_if_fail (stderr_pipe_out == NULL || stderr_fd < 0, NULL);
   g_return_val_if_fail (n_fds == 0 || (source_fds != NULL && target_fds != NULL), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* As in GLib, a flag that says where a stream goes beats a pipe asked
+   * for it: no pipe is made (GLib leaves *pipe_out alone; we set -1). */
+  if (flags & INHERITS_OR_NULL_STDIN)
+    stdin_pipe_out = no_pipe (stdin_pipe_out);
+  if (flags & INHERITS_OR_NULL_STDOUT)
+    stdout_pipe_out = no_pipe (stdout_pipe_out);
+  if (flags & INHERITS_OR_NULL_STDERR)
+    stderr_pipe_out = no_pipe (stderr_pipe_out);
+
+  /* A bad fd mapping is a GError, as GLib's are, not a critical.  Checked
+   * before we open anything: a source fd that is not open now could
+   * otherwise become one of our pipes. */
   for (i = 0; i < n_fds; i++)
     {
-      g_return_val_if_fail (source_fds[i] >= 0 && target_fds[i] >= 3, NULL);
+      if (source_fds[i] < 0 || fcntl (source_fds[i], F_GETFD) < 0)
+        {
+          g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                       "Invalid source file descriptor %d for “%s”",
+                       source_fds[i], argv[0]);
+          errno = saved_errno;
+          return NULL;
+        }
+      if (target_fds[i] < 3)
+        {
+          g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                       "Invalid target file descriptor %d for “%s”: 0, 1 "
+                       "and 2 are set by stdin_fd, stdout_fd and stderr_fd",
+                       target_fds[i], argv[0]);
+          errno = saved_errno;
+          return NULL;
+        }
       for (j = 0; j < i; j++)
-        g_return_val_if_fail (target_fds[i] != target_fds[j], NULL);
+        if (target_fds[i] == target_fds[j])
+          {
+            g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                         "Target file descriptor %d given twice for “%s”",
+                         target_fds[i], argv[0]);
+            errno = saved_errno;
+            return NULL;
+          }
     }
 
   ops = current_ops (error);
@@ -560,8 +612,9 @@ spawn_async_fd (const char          *working_directory,
         path = g_environ_getenv ((char **) envp, "PATH");
       if (path == NULL && (flags & G_SPAWN_SEARCH_PATH))
         path = g_getenv ("PATH");
+      /* GLib's default, "." last (libc puts it first). */
       if (path == NULL)
-        path = "/bin:/usr/bin";
+        path = "/bin:/usr/bin:.";
       launch.search_path = path;
       launch.path_buffer = g_malloc (strlen (path) + strlen (launch.file) + 2);
     }

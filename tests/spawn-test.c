@@ -388,6 +388,190 @@ test_script_argv_zero_empty (gconstpointer data)
   g_rmdir (dir);
 }
 
+/* ---- GLib's arguments, GLib's answers ---- */
+
+static void
+test_empty_program_name (gconstpointer data)
+{
+  const char *empty[] = { "", NULL };
+
+  g_test_summary ("an empty program name is ENOENT, as in GLib, with or "
+                  "without a PATH search (the search found the directory "
+                  "/bin/ and said EACCES)");
+  if (!testutil_use_backend (data))
+    return;
+  assert_spawn_fails (NULL, empty, SPAWN_ERROR_NOENT, "“”");
+}
+
+/* A directory of our own with an executable script @name printing @says. */
+static char *
+dir_with_script (const char *name, const char *says)
+{
+  GError *error = NULL;
+  char *dir = g_dir_make_tmp ("spawn-path-XXXXXX", &error);
+  g_autofree char *file = NULL, *text = NULL;
+
+  g_assert_no_error (error);
+  file = g_build_filename (dir, name, NULL);
+  text = g_strdup_printf ("#!/bin/sh\nprintf '%s'\n", says);
+  g_assert_true (g_file_set_contents (file, text, -1, NULL));
+  g_assert_no_errno (chmod (file, 0755));
+  return dir;
+}
+
+static void
+remove_dir (const char *dir)
+{
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+}
+
+static void
+test_path_unset (gconstpointer data)
+{
+  const char *argv[] = { "spawn-test-in-dot", NULL };
+  const char *envp[] = { "SPAWN_TEST=1", NULL };
+  g_autofree char *dir = NULL;
+  GError *error = NULL;
+  int out = -1;
+
+  g_test_summary ("with no PATH in the environment searched, the search "
+                  "path is GLib's /bin:/usr/bin:. (\".\" being the child's "
+                  "working directory)");
+  if (!testutil_use_backend (data))
+    return;
+  dir = dir_with_script ("spawn-test-in-dot", "found in .");
+  g_autoptr (SpawnChild) child =
+    spawn_async_fd (dir, argv, envp, G_SPAWN_SEARCH_PATH_FROM_ENVP, NULL, NULL,
+                    -1, -1, -1, NULL, NULL, 0, NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  assert_output (child, out, "found in .");
+  remove_dir (dir);
+}
+
+static void
+test_path_search_eloop (gconstpointer data)
+{
+  const char *argv[] = { "spawn-test-prog", NULL };
+  g_autofree char *first = NULL, *second = NULL, *loop = NULL, *path = NULL;
+  const char *envp[] = { NULL, NULL };
+  GError *error = NULL;
+
+  g_test_summary ("a PATH search stops at an entry that fails with ELOOP, as "
+                  "GLib's and execvp's do; only ENOENT, ENOTDIR, EACCES "
+                  "(and ESTALE, ENODEV, ETIMEDOUT) move on");
+  if (!testutil_use_backend (data))
+    return;
+  first = g_dir_make_tmp ("spawn-path-XXXXXX", &error);
+  g_assert_no_error (error);
+  loop = g_build_filename (first, "spawn-test-prog", NULL);
+  g_assert_no_errno (symlink (loop, loop));
+  second = dir_with_script ("spawn-test-prog", "second");
+  path = g_strdup_printf ("PATH=%s:%s", first, second);
+  envp[0] = path;
+  g_assert_null (spawn_async_fd (NULL, argv, envp, G_SPAWN_SEARCH_PATH_FROM_ENVP,
+                                 NULL, NULL, -1, -1, -1, NULL, NULL, 0, NULL,
+                                 NULL, NULL, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_LOOP);
+  g_clear_error (&error);
+  testutil_assert_no_children ();
+  remove_dir (first);
+  remove_dir (second);
+}
+
+static void
+assert_bad_fds (const int *sources, const int *targets, gsize n)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  int before = testutil_count_fds ();
+  GError *error = NULL;
+
+  g_assert_null (spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                                 sources, targets, n, NULL, NULL, NULL, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  g_assert_cmpint (testutil_count_fds (), ==, before);
+}
+
+static void
+test_invalid_fds (gconstpointer data)
+{
+  int sources[1000], targets[1000];
+  int p[2], fd;
+  gsize i;
+
+  g_test_summary ("bad fd mappings are SPAWN_ERROR_INVAL GErrors, not "
+                  "criticals: a source fd that is not open (GLib's "
+                  "test_spawn_async_with_invalid_fds: the identity map of "
+                  "3..999), a negative one, a target in 0-2, a target given "
+                  "twice; nothing is started or left open");
+  if (!testutil_use_backend (data))
+    return;
+  for (i = 0; i < G_N_ELEMENTS (sources); i++)
+    sources[i] = targets[i] = i + 3;
+  assert_bad_fds (sources, targets, G_N_ELEMENTS (sources) - 3);
+
+  g_assert_no_errno (pipe2 (p, O_CLOEXEC));
+  fd = -1;
+  targets[0] = 5;
+  assert_bad_fds (&fd, targets, 1);
+  targets[0] = 1;
+  assert_bad_fds (&p[1], targets, 1);
+  sources[0] = p[0];
+  sources[1] = p[1];
+  targets[0] = targets[1] = 7;
+  assert_bad_fds (sources, targets, 2);
+  close (p[0]);
+  close (p[1]);
+  testutil_assert_no_children ();
+}
+
+static void
+test_flag_beats_pipe (gconstpointer data)
+{
+  /* list-fds on stderr: 0-2 are all there, stdout being /dev/null. */
+  const char *argv[] = { testutil_helper, "list-fds", "stderr", NULL };
+  GError *error = NULL;
+  int out = 12345, err = -1;
+
+  g_test_summary ("G_SPAWN_STDOUT_TO_DEV_NULL with a stdout pipe asked for: "
+                  "as in GLib the flag wins, no pipe is made (*pipe_out is "
+                  "set to -1)");
+  if (!testutil_use_backend (data))
+    return;
+  g_autoptr (SpawnChild) child =
+    spawn_async_fd (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                    -1, -1, -1, NULL, NULL, 0, NULL, &out, &err, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (out, ==, -1);
+  assert_output (child, err, "0\n1\n2\n");
+}
+
+static void
+test_conflicting_flags (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+
+  g_test_summary ("G_SPAWN_STDIN_FROM_DEV_NULL with G_SPAWN_CHILD_INHERITS_STDIN "
+                  "(and the same pairs for stdout, stderr) is a caller bug: a "
+                  "critical, as g_return_val_if_fail() in GLib");
+  if (!testutil_use_backend (data))
+    return;
+  g_test_expect_message ("libspawn", G_LOG_LEVEL_CRITICAL, "*INHERITS_OR_NULL_STDIN*");
+  g_assert_null (start_full (argv, G_SPAWN_STDIN_FROM_DEV_NULL |
+                                   G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL, NULL));
+  g_test_expect_message ("libspawn", G_LOG_LEVEL_CRITICAL, "*INHERITS_OR_NULL_STDOUT*");
+  g_assert_null (start_full (argv, G_SPAWN_STDOUT_TO_DEV_NULL |
+                                   G_SPAWN_CHILD_INHERITS_STDOUT, NULL, NULL, NULL));
+  g_test_expect_message ("libspawn", G_LOG_LEVEL_CRITICAL, "*INHERITS_OR_NULL_STDERR*");
+  g_assert_null (start_full (argv, G_SPAWN_STDERR_TO_DEV_NULL |
+                                   G_SPAWN_CHILD_INHERITS_STDERR, NULL, NULL, NULL));
+  g_test_assert_expected_messages ();
+  testutil_assert_no_children ();
+}
+
 /* ---- child_setup's stack ---- */
 
 #define CANARY_BLOCKS 64
@@ -1234,6 +1418,12 @@ main (int argc, char **argv)
     { "exec-errors", test_exec_errors },
     { "cwd-env", test_working_directory_and_env },
     { "exec/script-argv-zero-empty", test_script_argv_zero_empty },
+    { "exec/empty-name", test_empty_program_name },
+    { "exec/path-unset", test_path_unset },
+    { "exec/path-search-eloop", test_path_search_eloop },
+    { "args/invalid-fds", test_invalid_fds },
+    { "args/flag-beats-pipe", test_flag_beats_pipe },
+    { "args/conflicting-flags", test_conflicting_flags },
     { "child-setup/big-stack", test_child_setup_big_stack },
     { "child-setup/overflow", test_child_setup_overflow },
     { "concurrency", test_concurrency },
