@@ -10,6 +10,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <malloc.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -17,11 +18,14 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libspawn/libspawn.h>
@@ -1146,6 +1150,166 @@ test_thief_mid_reap (gconstpointer data)
   g_assert_cmpint (lost, ==, 0);
 }
 
+/* In a pid namespace of our own, with SIGCHLD blocked: the application
+ * kills and reaps our child A, then forks B, which ns_last_pid makes reuse
+ * A's PID.  A must be gone for us: no signal to B, no status of B's
+ * reported as A's, B still the application's.  @handler_sees_it: SIGCHLD
+ * is unblocked before B exists, so our handler finds A already reaped
+ * (ECHILD), and B comes at once, in A's clock tick, where start times are
+ * equal: only the handler's memory tells them apart.  Otherwise our handler
+ * never runs, and B starts a tick later: only the start time tells. */
+static void
+pid_reuse_scenario (gboolean handler_sees_it)
+{
+  g_autofree char *last = NULL;
+  GError *error = NULL;
+  SpawnExitInfo info;
+  sigset_t chld;
+  int status, p[2], fd;
+  pid_t a, b;
+
+  g_assert_true (spawn_set_backend (SPAWN_BACKEND_SIGCHLD, &error));
+  g_assert_no_error (error);
+  sigemptyset (&chld);
+  sigaddset (&chld, SIGCHLD);
+  g_assert_no_errno (sigprocmask (SIG_BLOCK, &chld, NULL));
+  if (handler_sees_it)
+    {
+      /* Start A just after a clock tick (start times count 10 ms ticks of
+       * CLOCK_BOOTTIME) so that B, a few ms later, shares its start time.
+       * A wait for time to pass, not for an event. */
+      struct timespec now, wait = { 0, 0 };
+      clock_gettime (CLOCK_BOOTTIME, &now);
+      wait.tv_nsec = 10 * 1000 * 1000 - now.tv_nsec % (10 * 1000 * 1000) + 100 * 1000;
+      nanosleep (&wait, NULL);
+    }
+  SpawnChild *child = start_helper ("sleep", "100000");
+  gint64 started = g_get_monotonic_time ();
+  a = spawn_child_get_pid (child);
+  g_assert_no_errno (kill (a, SIGKILL));
+  g_assert_cmpint (waitpid (a, &status, 0), ==, a);
+
+  last = g_strdup_printf ("%d", (int) a - 1);
+  fd = open ("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, last, strlen (last)), ==, (gssize) strlen (last));
+  close (fd);
+  g_assert_no_errno (pipe2 (p, O_CLOEXEC));
+  if (handler_sees_it)
+    {
+      /* The pending SIGCHLD is delivered before this returns. */
+      g_assert_no_errno (sigprocmask (SIG_UNBLOCK, &chld, NULL));
+      g_assert_no_errno (sigprocmask (SIG_BLOCK, &chld, NULL));
+    }
+  else
+    {
+      /* Start times count clock ticks (10 ms at USER_HZ 100): B must start
+       * in a later tick than A to be told apart by it (the granularity is
+       * a documented limit).  Not a wait for an event: for time to pass. */
+      while (g_get_monotonic_time () < started + 25 * 1000)
+        g_usleep (1000);
+    }
+  b = fork ();
+  if (b == 0)
+    {
+      char c;
+      /* Until the pipe closes; SIGTERM (from a stray kill) ends it. */
+      close (p[1]);
+      if (read (p[0], &c, 1) < 0)
+        _exit (1);
+      _exit (33);
+    }
+  g_assert_cmpint (b, ==, a);
+
+  g_assert_false (spawn_child_send_signal (child, SIGTERM, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_SRCH);
+  g_clear_error (&error);
+  g_assert_false (spawn_child_wait (child, &info, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_STATUS_LOST);
+  g_clear_error (&error);
+
+  /* B untouched: alive, then the application's to reap, with its status. */
+  g_assert_cmpint (waitpid (b, &status, WNOHANG), ==, 0);
+  close (p[1]);
+  g_assert_cmpint (waitpid (b, &status, 0), ==, b);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 33);
+  spawn_child_unref (child);
+}
+
+static void
+check_pid_reuse (gconstpointer data, gboolean handler_sees_it)
+{
+  int status;
+  pid_t init;
+
+  if (testutil_backend (data) != SPAWN_BACKEND_SIGCHLD)
+    {
+      g_test_skip ("clonefd and pidfd act on the process through its fd: "
+                   "a reused PID cannot be confused with it");
+      return;
+    }
+  if (!g_test_subprocess () &&
+      (geteuid () != 0 || access ("/proc/sys/kernel/ns_last_pid", W_OK) < 0))
+    {
+      g_test_skip ("forcing PID reuse needs root (a pid namespace) and "
+                   "ns_last_pid (CONFIG_CHECKPOINT_RESTORE)");
+      return;
+    }
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  g_assert_no_errno (unshare (CLONE_NEWPID | CLONE_NEWNS));
+  g_assert_no_errno (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+  init = fork ();
+  g_assert_cmpint (init, >=, 0);
+  if (init == 0)
+    {
+      /* PID 1 of the namespace: a /proc that shows it, then the scenario
+       * in an ordinary process (init ignores the signal abort() raises). */
+      pid_t worker;
+
+      if (mount ("proc", "/proc", "proc", 0, NULL) < 0)
+        _exit (3);
+      worker = fork ();
+      if (worker == 0)
+        {
+          pid_reuse_scenario (handler_sees_it);
+          _exit (0);
+        }
+      if (worker < 0 || waitpid (worker, &status, 0) != worker)
+        _exit (4);
+      _exit (WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
+    }
+  g_assert_cmpint (waitpid (init, &status, 0), ==, init);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+}
+
+static void
+test_pid_reuse (gconstpointer data)
+{
+  g_test_summary ("sigchld: a waitpid() elsewhere reaps our child A and the "
+                  "application's next child B gets A's PID (forced with "
+                  "ns_last_pid in a new pid namespace); A is then gone for "
+                  "us: signalling it gives SPAWN_ERROR_SRCH and B lives, the "
+                  "watch gives STATUS_LOST and B stays the application's.  "
+                  "Our handler never sees A die (SIGCHLD blocked) and B starts "
+                  "a clock tick later: this proves the start-time check");
+  check_pid_reuse (data, FALSE);
+}
+
+static void
+test_pid_reuse_handler (gconstpointer data)
+{
+  g_test_summary ("sigchld: as pid-reuse, but our handler runs after the "
+                  "steal (and sees ECHILD) and B reuses A's PID within A's "
+                  "clock tick (A is started just after a tick), where start "
+                  "times are equal: this proves the handler's memory that A "
+                  "is gone (should B miss the tick, the start time catches "
+                  "it instead)");
+  check_pid_reuse (data, TRUE);
+}
+
 static void
 test_sigchld_ignored (gconstpointer data)
 {
@@ -1166,6 +1330,133 @@ test_sigchld_ignored (gconstpointer data)
     assert_exited (&r, 6);
   g_test_message ("watch: %s", r.error ? r.error->message : "status delivered");
   g_clear_error (&r.error);
+}
+
+static int stop_pipe[2] = { -1, -1 };
+
+static void
+app_siginfo_handler (int sig G_GNUC_UNUSED, siginfo_t *si, void *uctx G_GNUC_UNUSED)
+{
+  char c = 's';
+  ssize_t n G_GNUC_UNUSED;
+
+  if (si->si_code == CLD_STOPPED)
+    n = write (stop_pipe[1], &c, 1);
+}
+
+static void
+test_app_stop_notify (gconstpointer data)
+{
+  struct sigaction sa = { 0 };
+  struct pollfd pfd;
+  int status;
+  pid_t pid;
+  Result r;
+
+  g_test_summary ("an application SIGCHLD handler with SA_SIGINFO and "
+                  "without SA_NOCLDSTOP still gets CLD_STOPPED for its own "
+                  "child once libspawn has started one (sigchld used to force "
+                  "SA_NOCLDSTOP)");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  g_assert_no_errno (pipe2 (stop_pipe, O_CLOEXEC | O_NONBLOCK));
+  sa.sa_sigaction = app_siginfo_handler;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  g_assert_no_errno (sigaction (SIGCHLD, &sa, NULL));
+  g_autoptr (SpawnChild) child = start_helper ("exit", "0");
+  watch (child, &r);
+  assert_exited (&r, 0);
+
+  pid = fork ();
+  if (pid == 0)
+    {
+      raise (SIGSTOP);
+      _exit (0);
+    }
+  pfd.fd = stop_pipe[0];
+  pfd.events = POLLIN;
+  pfd.revents = 0;
+  while (poll (&pfd, 1, 10000) < 0)
+    g_assert_cmpint (errno, ==, EINTR);
+  /* Kill it before any assertion: a stopped child holding our stdout
+   * would keep the test harness waiting for EOF. */
+  g_assert_no_errno (kill (pid, SIGKILL));
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFSIGNALED (status));
+  g_assert_true (pfd.revents & POLLIN);
+}
+
+/* @pid, a child of the application's that has exited, is reaped by
+ * someone (the kernel, or us on its behalf) within 5 s. */
+static void
+assert_reaped_for_us (pid_t pid)
+{
+  siginfo_t si;
+  int i;
+
+  for (i = 0; i < 500; i++)
+    {
+      if (waitid (P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD)
+        return;
+      g_usleep (10 * 1000);
+    }
+  g_error ("the application's child %d is still a zombie after 5 s", (int) pid);
+}
+
+static void
+test_app_sigign_no_zombie (gconstpointer data)
+{
+  pid_t pid;
+  Result r;
+
+  g_test_summary ("SIGCHLD = SIG_IGN: after libspawn has started a child, the "
+                  "application's own fork()ed children are still reaped for "
+                  "it (sigchld's handler replaced SIG_IGN and left zombies); "
+                  "ours still report their status");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  signal (SIGCHLD, SIG_IGN);
+  g_autoptr (SpawnChild) child = start_helper ("exit", "6");
+  watch (child, &r);
+  if (testutil_backend (data) == SPAWN_BACKEND_PIDFD && r.error != NULL)
+    g_assert_error (r.error, SPAWN_ERROR, SPAWN_ERROR_STATUS_LOST);
+  else
+    assert_exited (&r, 6);
+  g_clear_error (&r.error);
+  pid = fork ();
+  if (pid == 0)
+    _exit (0);
+  assert_reaped_for_us (pid);
+}
+
+static void
+test_app_nocldwait_no_zombie (gconstpointer data)
+{
+  struct sigaction sa = { 0 };
+  pid_t pid;
+  Result r;
+
+  g_test_summary ("SIGCHLD handler with SA_NOCLDWAIT: the application's own "
+                  "children are still reaped for it and its handler still "
+                  "runs, after libspawn has started a child");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  sa.sa_handler = app_handler;
+  sa.sa_flags = SA_NOCLDWAIT | SA_RESTART;
+  g_assert_no_errno (sigaction (SIGCHLD, &sa, NULL));
+  g_autoptr (SpawnChild) child = start_helper ("exit", "9");
+  watch (child, &r);
+  if (testutil_backend (data) == SPAWN_BACKEND_PIDFD && r.error != NULL)
+    g_assert_error (r.error, SPAWN_ERROR, SPAWN_ERROR_STATUS_LOST);
+  else
+    assert_exited (&r, 9);
+  g_clear_error (&r.error);
+  app_sigchld_count = 0;
+  pid = fork ();
+  if (pid == 0)
+    _exit (0);
+  assert_reaped_for_us (pid);
+  g_assert_cmpint (app_sigchld_count, >=, 1);
 }
 
 static void
@@ -1437,6 +1728,11 @@ main (int argc, char **argv)
     { "safety/waitpid-thief", test_waitpid_thief },
     { "safety/thief-mid-reap", test_thief_mid_reap },
     { "safety/sigchld-ignored", test_sigchld_ignored },
+    { "safety/pid-reuse", test_pid_reuse },
+    { "safety/pid-reuse-handler", test_pid_reuse_handler },
+    { "safety/app-stop-notify", test_app_stop_notify },
+    { "safety/app-sigign-no-zombie", test_app_sigign_no_zombie },
+    { "safety/app-nocldwait-no-zombie", test_app_nocldwait_no_zombie },
     { "safety/sigchld-blocked", test_sigchld_blocked },
     { "safety/app-children", test_app_children },
   };
