@@ -17,6 +17,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#if defined (__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define SPAWN_ASAN_UNPOISON(p, n) __asan_unpoison_memory_region ((p), (n))
+#elif defined (__has_feature)
+#if __has_feature (address_sanitizer)
+#include <sanitizer/asan_interface.h>
+#define SPAWN_ASAN_UNPOISON(p, n) __asan_unpoison_memory_region ((p), (n))
+#endif
+#endif
+#ifndef SPAWN_ASAN_UNPOISON
+#define SPAWN_ASAN_UNPOISON(p, n) ((void) 0)
+#endif
+
 G_DEFINE_QUARK (spawn-error-quark, spawn_error)
 
 /* Room for the child between clone and exec, child_setup included.  Only
@@ -370,6 +383,10 @@ child_stack_new (void)
       errno = saved_errno;
       return NULL;
     }
+  /* The child's frames poison ASan's shadow of this range, which we share
+   * (CLONE_VM), and exec never unwinds them: a new mapping at the same
+   * address would inherit the stale poison. */
+  SPAWN_ASAN_UNPOISON (base + CHILD_STACK_GUARD, CHILD_STACK_SIZE);
   return base + CHILD_STACK_GUARD;
 }
 
