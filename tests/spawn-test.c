@@ -1240,8 +1240,8 @@ pid_reuse_scenario (gboolean handler_sees_it)
 static void
 check_pid_reuse (gconstpointer data, gboolean handler_sees_it)
 {
+  pid_t launcher, init;
   int status;
-  pid_t init;
 
   if (testutil_backend (data) != SPAWN_BACKEND_SIGCHLD)
     {
@@ -1258,28 +1258,44 @@ check_pid_reuse (gconstpointer data, gboolean handler_sees_it)
     }
   if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
-  g_assert_no_errno (unshare (CLONE_NEWPID | CLONE_NEWNS));
-  g_assert_no_errno (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
-  init = fork ();
-  g_assert_cmpint (init, >=, 0);
-  if (init == 0)
+  /* unshare() in a child of ours: a process whose children go to another
+   * pid namespace cannot make threads any more (sanitizers need one at
+   * exit).  Everything below leaves by _exit(). */
+  launcher = fork ();
+  g_assert_cmpint (launcher, >=, 0);
+  if (launcher == 0)
     {
-      /* PID 1 of the namespace: a /proc that shows it, then the scenario
-       * in an ordinary process (init ignores the signal abort() raises). */
-      pid_t worker;
-
-      if (mount ("proc", "/proc", "proc", 0, NULL) < 0)
-        _exit (3);
-      worker = fork ();
-      if (worker == 0)
+      if (unshare (CLONE_NEWPID) < 0)
+        _exit (5);
+      init = fork ();
+      if (init < 0)
+        _exit (6);
+      if (init == 0)
         {
-          pid_reuse_scenario (handler_sees_it);
-          _exit (0);
+          /* PID 1 of the namespace: a /proc that shows it, in a mount
+           * namespace of its own, then the scenario in an ordinary process
+           * (init ignores the signal abort() raises). */
+          pid_t worker;
+
+          if (unshare (CLONE_NEWNS) < 0 ||
+              mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+              mount ("proc", "/proc", "proc", 0, NULL) < 0)
+            _exit (3);
+          worker = fork ();
+          if (worker == 0)
+            {
+              pid_reuse_scenario (handler_sees_it);
+              _exit (0);
+            }
+          if (worker < 0 || waitpid (worker, &status, 0) != worker)
+            _exit (4);
+          _exit (WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
         }
-      if (worker < 0 || waitpid (worker, &status, 0) != worker)
-        _exit (4);
+      if (waitpid (init, &status, 0) != init)
+        _exit (7);
       _exit (WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
     }
+  init = launcher;
   g_assert_cmpint (waitpid (init, &status, 0), ==, init);
   g_assert_true (WIFEXITED (status));
   g_assert_cmpint (WEXITSTATUS (status), ==, 0);
