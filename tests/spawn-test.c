@@ -1113,13 +1113,14 @@ test_thief_mid_reap (gconstpointer data)
                    "has no way to recover a stolen status");
       return;
     }
-  if (!testutil_use_backend (data) || !testutil_isolated ())
-    return;
-  if (!kernel_has_pidfd_exit_info ())
+  /* Asked here, not in the subprocess, so that the skip shows. */
+  if (!g_test_subprocess () && !kernel_has_pidfd_exit_info ())
     {
       g_test_skip ("PIDFD_GET_INFO without PIDFD_INFO_EXIT (before 6.15)");
       return;
     }
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
   thief = g_thread_new ("thief", thief_main, stolen);
   for (i = 0; i < n; i++)
     {
@@ -1250,9 +1251,10 @@ check_pid_reuse (gconstpointer data, gboolean handler_sees_it)
       return;
     }
   if (!g_test_subprocess () &&
-      (geteuid () != 0 || access ("/proc/sys/kernel/ns_last_pid", W_OK) < 0))
+      (geteuid () != 0 || access ("/proc/self/ns/pid", F_OK) < 0 ||
+       access ("/proc/sys/kernel/ns_last_pid", W_OK) < 0))
     {
-      g_test_skip ("forcing PID reuse needs root (a pid namespace) and "
+      g_test_skip ("forcing PID reuse needs root, pid namespaces and "
                    "ns_last_pid (CONFIG_CHECKPOINT_RESTORE)");
       return;
     }
