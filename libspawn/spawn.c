@@ -857,8 +857,9 @@ _spawn_child_collect (SpawnChild *child)
  *
  * Sends @signum to the child, never to a process that reused its PID:
  * through the clone fd or the pidfd where the backend has one; with the
- * sigchld backend, only while the child is not yet reaped (see
- * docs/design.md for the one hole a waitpid(-1) elsewhere leaves).
+ * sigchld backend, only while its PID is still the child's (nobody else
+ * reaped it, same start time; see docs/design.md for the windows a
+ * waitpid(-1) elsewhere still leaves).
  *
  * Returns: %TRUE if sent; %FALSE with %SPAWN_ERROR_SRCH if the child has
  *   already ended
