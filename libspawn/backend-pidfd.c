@@ -41,6 +41,9 @@ sys_waitid (int fd, siginfo_t *si, int options, struct rusage *ru)
   return syscall (SYS_waitid, P_PIDFD, fd, si, options, ru);
 }
 
+/* -ENOSYS (no pidfd_open), -EPERM (seccomp) or -EINVAL (no P_PIDFD):
+ * not on this kernel.  Anything else (EMFILE, ENFILE, ENOMEM) is this
+ * attempt failing, which spawn.c reports and does not cache. */
 static int
 pidfd_probe (void)
 {
@@ -50,9 +53,12 @@ pidfd_probe (void)
   fd = syscall (SYS_pidfd_open, getpid (), 0);
   if (fd < 0)
     return -errno;
-  /* We are not our own child: ECHILD where P_PIDFD exists (5.4). */
-  if (sys_waitid (fd, &si, WEXITED | WNOHANG, NULL) == 0 || errno != ECHILD)
+  /* We are not our own child: ECHILD where P_PIDFD exists (5.4), EINVAL
+   * before. */
+  if (sys_waitid (fd, &si, WEXITED | WNOHANG, NULL) == 0)
     err = -EINVAL;
+  else if (errno != ECHILD)
+    err = -errno;
   close (fd);
   return err;
 }
@@ -85,19 +91,47 @@ pidfd_discard (SpawnChild *child)
   child->fd = -1;
 }
 
-/* Someone else reaped the child: ask the pidfd what the status was. */
+/* Someone else reaped the child: ask the pidfd what the status was.
+ *
+ * waitid() says ECHILD as soon as the thief's wait has marked the child
+ * EXIT_DEAD, but the kernel records the exit info for PIDFD_GET_INFO
+ * (6.15) only later in that same reap, in release_task(), just before it
+ * detaches the task from its pid.  Caught in between, the ioctl succeeds
+ * (the task is still attached) without PIDFD_INFO_EXIT: "not yet", not
+ * "lost".  And the ioctl reads the exit info before it looks for the task,
+ * so a reap finishing between the two makes it say ESRCH once although the
+ * info is there now: ask again.  A second ESRCH is final (6.13 and 6.14
+ * have the ioctl but no exit info; before 6.13 there is no ioctl).  On a
+ * stock 6.18 a waitpid(-1) thief made about 1 in 1000 watches report
+ * STATUS_LOST this way. */
 static int
 recover_status (SpawnChild *child, SpawnExitInfo *info)
 {
   struct spawn_pidfd_info pi;
+  int i, esrch = 0;
 
-  memset (&pi, 0, sizeof (pi));
-  pi.mask = SPAWN_PIDFD_INFO_EXIT;
-  if (ioctl (child->fd, SPAWN_PIDFD_GET_INFO, &pi) < 0 ||
-      !(pi.mask & SPAWN_PIDFD_INFO_EXIT))
-    return -ECHILD;
-  _spawn_exit_info_from_wait_status (info, pi.exit_code, NULL);
-  return 0;
+  for (i = 0; i < 100; i++)
+    {
+      memset (&pi, 0, sizeof (pi));
+      pi.mask = SPAWN_PIDFD_INFO_EXIT;
+      if (ioctl (child->fd, SPAWN_PIDFD_GET_INFO, &pi) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          if (errno == ESRCH && esrch++ == 0)
+            continue;
+          return -ECHILD;
+        }
+      if (pi.mask & SPAWN_PIDFD_INFO_EXIT)
+        {
+          _spawn_exit_info_from_wait_status (info, pi.exit_code, NULL);
+          return 0;
+        }
+      /* Mid-reap in another thread: it finishes in microseconds. */
+      sched_yield ();
+    }
+  /* Still mid-reap: the fd stays readable, so the watch comes back. */
+  return -EAGAIN;
 }
 
 static int

@@ -2,6 +2,9 @@
 #include "clone4.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -17,8 +20,17 @@ _spawn_clone4 (uint64_t flags, size_t size, struct spawn_clone4_args *args)
                   (unsigned int) flags, (unsigned long) size, args);
 }
 
-/* Fork-like calls return twice; a child created by a probe leaves at once.
- * Only async-signal-safe calls here (signal-safety(7)). */
+/* The probe's child: it only exits.  It shares our memory and stack
+ * (CLONE_VM) with every signal blocked; nothing async-signal-unsafe here
+ * (signal-safety(7)), nothing at all in fact. */
+static int
+probe_child (void *arg __attribute__ ((unused)))
+{
+  return 0;
+}
+
+/* Fork-like calls return twice; a child created by the first probe (a
+ * kernel that should have refused) leaves at once.  Async-signal-safe. */
 static void
 probe_child_exit (long ret)
 {
@@ -26,44 +38,77 @@ probe_child_exit (long ret)
     _exit (0);
 }
 
-SpawnClone4Support
-_spawn_clone4_probe (void)
+int
+_spawn_clone4_check (void)
 {
+  /* The child runs on this while we are suspended (CLONE_VFORK), so a
+   * frame of ours is as good as any stack; it only makes one call. */
+  _Alignas (16) char stack[16 * 1024];
   struct spawn_clone4_args args = { 0 };
   struct spawn_clonefd_info info;
+  sigset_t all, saved;
   int saved_errno = errno;
-  int fd = -1;
+  int fd = -1, err = 0;
   long ret;
 
   /* Every flag bit set is invalid: a kernel with clone4 says EINVAL
-   * without creating anything, one without it says ENOSYS. */
+   * without creating anything, one without it says ENOSYS (or EPERM, from
+   * a seccomp filter). */
   ret = _spawn_clone4 (UINT64_MAX, 0, NULL);
   probe_child_exit (ret);
   if (ret > 0)
     waitpid (ret, NULL, __WALL);
   if (ret >= 0 || errno != EINVAL)
     {
-      errno = saved_errno;
-      return SPAWN_CLONE4_ABSENT;
+      err = ret >= 0 || errno != EPERM ? -ENOSYS : -EPERM;
+      goto out;
     }
 
-  /* A child that exits at once: no zombie, no signal, one report. */
+  /* A child started as a real spawn starts one (CLONE_VM | CLONE_VFORK:
+   * no copy of our page tables) that exits at once: no zombie, no signal,
+   * one report.  EINVAL: CLONE_FD is not there.  Anything else (EMFILE,
+   * ENFILE, EAGAIN, ENOMEM) is a failure of this attempt, not an answer
+   * about the kernel: the caller must not cache it. */
+  args.stack_start = (uintptr_t) stack;
+  args.stack_size = sizeof (stack);
   args.clonefd = (uintptr_t) &fd;
-  ret = _spawn_clone4 (SPAWN_CLONE_FD | SPAWN_CLONE_AUTOREAP,
-                       sizeof (args), &args);
-  probe_child_exit (ret);
-  errno = saved_errno;
+  args.clonefd_flags = O_CLOEXEC;
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &saved);
+  ret = _spawn_clone4_run (CLONE_VM | CLONE_VFORK | SPAWN_CLONE_FD |
+                           SPAWN_CLONE_AUTOREAP,
+                           &args, sizeof (args), probe_child, NULL);
+  pthread_sigmask (SIG_SETMASK, &saved, NULL);
   if (ret < 0)
-    return SPAWN_CLONE4_NO_FD;
+    {
+      err = (int) ret;
+      goto out;
+    }
   do
     ret = read (fd, &info, sizeof (info));
   while (ret < 0 && errno == EINTR);
   close (fd);
-  errno = saved_errno;
   /* An fd that does not report a clean exit is not one to build on. */
   if (ret != sizeof (info) || info.code != CLD_EXITED || info.status != 0)
-    return SPAWN_CLONE4_NO_FD;
-  return SPAWN_CLONE4_WITH_FD;
+    err = -EINVAL;
+
+out:
+  errno = saved_errno;
+  return err;
+}
+
+SpawnClone4Support
+_spawn_clone4_probe (void)
+{
+  switch (_spawn_clone4_check ())
+    {
+    case 0:
+      return SPAWN_CLONE4_WITH_FD;
+    case -EINVAL:
+      return SPAWN_CLONE4_NO_FD;
+    default:
+      return SPAWN_CLONE4_ABSENT;
+    }
 }
 
 const char *

@@ -44,6 +44,12 @@ typedef enum {
 } SpawnClone4Support;
 
 long _spawn_clone4 (uint64_t flags, size_t size, struct spawn_clone4_args *args);
+/* 0: clone4 with CLONE_FD | CLONE_AUTOREAP works (a CLONE_VM | CLONE_VFORK
+ * child was started and reported its exit); -ENOSYS or -EPERM: no clone4
+ * here; -EINVAL: clone4 without CLONE_FD; any other -errno (EMFILE,
+ * ENFILE, EAGAIN, ENOMEM): this attempt failed, ask again later. */
+int _spawn_clone4_check (void);
+/* _spawn_clone4_check() for diagnostics: a failed attempt reads ABSENT. */
 SpawnClone4Support _spawn_clone4_probe (void);
 const char *_spawn_clone4_support_to_string (SpawnClone4Support support);
 

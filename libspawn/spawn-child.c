@@ -205,10 +205,10 @@ exec_search_path (const SpawnLaunch *l)
         case EACCES:
           saw_eacces = TRUE;
           break;
+        /* As GLib and execvp: only "not here" moves on; ELOOP or
+         * ENAMETOOLONG end the search with that error. */
         case ENOENT:
         case ENOTDIR:
-        case ELOOP:
-        case ENAMETOOLONG:
         case ENODEV:
         case ETIMEDOUT:
         case ESTALE:
@@ -237,7 +237,10 @@ _spawn_child_main (void *data)
     l->child_setup (l->child_setup_data);
   sigprocmask (SIG_SETMASK, &l->parent_mask, NULL);
 
-  if (l->search_path != NULL)
+  /* GLib's answer, where a PATH search would find a directory. */
+  if (l->file[0] == '\0')
+    err = ENOENT;
+  else if (l->search_path != NULL)
     err = exec_search_path (l);
   else
     err = try_exec (l, l->file);

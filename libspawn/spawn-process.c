@@ -5,67 +5,30 @@
  * for the sigchld backend's recheck).  The blocking helpers poll the same
  * descriptors themselves and feed the same handlers, so both paths emit
  * the same signals in the same order.
+ *
+ * This file is the object and the life of a run: the GObject and its
+ * signals, the configuration, start and start_detached(), the source and
+ * what a wakeup means (_spawn_process_events()), the end of a run and its
+ * emissions, terminate/kill and the accessors.  Every signal is emitted
+ * from here.  Around it: spawn-process-launch.c turns the configuration
+ * into the child's stdio and environment, spawn-process-channel.c holds
+ * the pipes and their buffers, spawn-process-wait.c the blocking waits and
+ * execute().  What they share is in spawn-process-private.h.
  */
-#include "spawn-private.h"
-#include "spawn-process.h"
+#include "spawn-process-private.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <string.h>
-#include <unistd.h>
 
-#define READ_CHUNK 65536
-/* Reads per channel and dispatch, so one chatty child cannot starve the
- * rest of the main context. */
-#define READS_PER_DISPATCH 16
-/* After the end: whatever is left, but not for ever if a grandchild keeps
- * the pipe open and writing. */
-#define READS_AFTER_END 1024
-
-typedef struct {
-  int fd;                 /* our end; -1 when closed */
-  gpointer tag;           /* in the source, or NULL */
-  GByteArray *data;       /* stdin: still to write; others: still to read */
-  gsize pos;              /* bytes of @data already written or read */
-  gboolean eof;           /* stdout/stderr: the process closed its end */
-} Channel;
-
-/* Index of the child's fd next to the three channels. */
-#define CHILD_SLOT 3
-
-struct _SpawnProcess {
-  GObject parent_instance;
-
-  /* Configuration */
-  char **argv;
-  char *working_directory;
-  char **environment;          /* NULL: ours at start time */
-  GHashTable *env_changes;     /* name → value, or NULL to unset */
-  SpawnChannelMode modes[3];
-  char *files[3];
-  gboolean appends[3];
-  int kill_timeout_ms;
-  SpawnDisposePolicy dispose_policy;
-
-  /* While running */
-  SpawnProcessState state;
-  SpawnChild *child;
-  GSource *source;
-  gpointer child_tag;
-  Channel channels[3];
-  gboolean close_write_requested;
-  gint64 kill_deadline;        /* monotonic µs, 0: none */
-  gint64 next_recheck;         /* monotonic µs, 0: none */
-  guint64 read_count;          /* reads that brought data, for the waits */
-  guint64 write_count;
-
-  /* After the end */
-  gboolean have_exit;
-  SpawnExitInfo exit_info;
-};
+/* The emissions that report a run's end, in order. */
+typedef enum {
+  END_READY_STDOUT,
+  END_READY_STDERR,
+  END_CRASHED,
+  END_FINISHED,
+  END_DONE,
+} EndStep;
 
 G_DEFINE_FINAL_TYPE (SpawnProcess, spawn_process, G_TYPE_OBJECT)
 G_DEFINE_QUARK (spawn-process-error-quark, spawn_process_error)
@@ -88,8 +51,6 @@ typedef struct {
   SpawnProcess *process;       /* not a reference: dispose destroys us */
 } ProcessSource;
 
-static void process_events (SpawnProcess *self, const GIOCondition revents[4]);
-
 static void
 set_state (SpawnProcess *self, SpawnProcessState state)
 {
@@ -99,8 +60,8 @@ set_state (SpawnProcess *self, SpawnProcessState state)
   g_signal_emit (self, signals[SIGNAL_STATE_CHANGED], 0, (int) state);
 }
 
-static void G_GNUC_PRINTF (3, 4)
-emit_error (SpawnProcess *self, SpawnProcessError code, const char *format, ...)
+void
+_spawn_process_emit_error (SpawnProcess *self, SpawnProcessError code, const char *format, ...)
 {
   GError *error;
   va_list ap;
@@ -112,61 +73,11 @@ emit_error (SpawnProcess *self, SpawnProcessError code, const char *format, ...)
   g_error_free (error);
 }
 
-static gboolean
-fail (GError **error, SpawnProcessError code, const char *message)
+gboolean
+_spawn_process_fail (GError **error, SpawnProcessError code, const char *message)
 {
   g_set_error_literal (error, SPAWN_PROCESS_ERROR, code, message);
   return FALSE;
-}
-
-/* Buffers */
-
-static gsize
-pending (const Channel *c)
-{
-  return c->data->len - c->pos;
-}
-
-static void
-consume (Channel *c, gsize n)
-{
-  c->pos += n;
-  if (c->pos == c->data->len)
-    {
-      g_byte_array_set_size (c->data, 0);
-      c->pos = 0;
-    }
-  else if (c->pos > READ_CHUNK && c->pos > c->data->len / 2)
-    {
-      /* Compact now and then, not per consume: keeps lines O(n). */
-      g_byte_array_remove_range (c->data, 0, c->pos);
-      c->pos = 0;
-    }
-}
-
-static void
-reset_channel (Channel *c)
-{
-  g_byte_array_set_size (c->data, 0);
-  c->pos = 0;
-  c->eof = FALSE;
-}
-
-static void
-close_channel (SpawnProcess *self, SpawnProcessChannel i)
-{
-  Channel *c = &self->channels[i];
-
-  if (c->tag != NULL)
-    {
-      g_source_remove_unix_fd (self->source, c->tag);
-      c->tag = NULL;
-    }
-  if (c->fd >= 0)
-    {
-      close (c->fd);
-      c->fd = -1;
-    }
 }
 
 /* The source */
@@ -197,7 +108,7 @@ process_source_dispatch (GSource *source, GSourceFunc callback G_GNUC_UNUSED,
   if (self->child_tag != NULL)
     revents[CHILD_SLOT] = g_source_query_unix_fd (source, self->child_tag);
   g_object_ref (self);
-  process_events (self, revents);
+  _spawn_process_events (self, revents, WAIT_NOTHING);
   g_object_unref (self);
   return G_SOURCE_CONTINUE;
 }
@@ -220,151 +131,64 @@ destroy_source (SpawnProcess *self)
   g_clear_pointer (&self->source, g_source_unref);
 }
 
-/* Input */
+/* "bytes-written" and "ready-read-*" */
 
-/* write(2) that cannot raise SIGPIPE, without touching the process-wide
- * disposition: block SIGPIPE in this thread, and if the write raised it
- * (it is sent to the writing thread), take it off the pending set before
- * unblocking.  A SIGPIPE already pending before we started is left alone. */
-static ssize_t
-write_no_sigpipe (int fd, const void *buf, size_t len)
+/* "bytes-written", never from inside one of its handlers: a handler that
+ * writes again would otherwise recurse once per write (tens of thousands
+ * of frames for a pipe's worth of small writes).  Counts that come in
+ * meanwhile are announced in a loop once the handler has returned.  The
+ * caller holds a reference. */
+void
+_spawn_process_emit_bytes_written (SpawnProcess *self, guint64 written)
 {
-  static const struct timespec zero = { 0, 0 };
-  sigset_t pipe_set, old, waiting;
-  gboolean was_pending;
-  ssize_t n;
-  int saved;
-
-  sigemptyset (&pipe_set);
-  sigaddset (&pipe_set, SIGPIPE);
-  pthread_sigmask (SIG_BLOCK, &pipe_set, &old);
-  sigpending (&waiting);
-  was_pending = sigismember (&waiting, SIGPIPE);
-  do
-    n = write (fd, buf, len);
-  while (n < 0 && errno == EINTR);
-  saved = errno;
-  if (n < 0 && saved == EPIPE && !was_pending)
-    while (sigtimedwait (&pipe_set, NULL, &zero) < 0 && errno == EINTR)
-      ;
-  pthread_sigmask (SIG_SETMASK, &old, NULL);
-  errno = saved;
-  return n;
-}
-
-static void
-watch_stdin (SpawnProcess *self)
-{
-  Channel *c = &self->channels[SPAWN_PROCESS_STDIN];
-
-  if (c->fd < 0 || self->source == NULL)
-    return;
-  if (pending (c) > 0 && c->tag == NULL)
-    c->tag = g_source_add_unix_fd (self->source, c->fd, G_IO_OUT);
-  else if (pending (c) == 0 && c->tag != NULL)
+  if (self->emitting_written)
     {
-      /* Nothing to say: a closed reader would keep POLLERR raised. */
-      g_source_remove_unix_fd (self->source, c->tag);
-      c->tag = NULL;
+      self->unannounced_written += written;
+      return;
     }
-}
-
-/* Writes what is buffered for stdin, as far as the pipe takes it.  Returns
- * FALSE if the write failed (reported through "error-occurred"). */
-static gboolean
-flush_stdin (SpawnProcess *self)
-{
-  Channel *c = &self->channels[SPAWN_PROCESS_STDIN];
-  guint64 written = 0;
-  gboolean ok = TRUE;
-
-  while (c->fd >= 0 && pending (c) > 0)
+  self->emitting_written = TRUE;
+  while (written > 0)
     {
-      ssize_t n = write_no_sigpipe (c->fd, c->data->data + c->pos, pending (c));
-
-      if (n < 0 && errno == EAGAIN)
-        break;
-      if (n < 0)
-        {
-          int errsv = errno;
-
-          g_byte_array_set_size (c->data, 0);
-          c->pos = 0;
-          close_channel (self, SPAWN_PROCESS_STDIN);
-          emit_error (self, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                      "Cannot write to process %d: %s",
-                      (int) spawn_child_get_pid (self->child), g_strerror (errsv));
-          ok = FALSE;
-          break;
-        }
-      consume (c, n);
-      written += n;
-    }
-  if (c->fd >= 0 && pending (c) == 0 && self->close_write_requested)
-    close_channel (self, SPAWN_PROCESS_STDIN);
-  watch_stdin (self);
-  if (written > 0)
-    {
-      self->write_count++;
       g_signal_emit (self, signals[SIGNAL_BYTES_WRITTEN], 0, written);
+      written = self->unannounced_written;
+      self->unannounced_written = 0;
     }
-  return ok;
+  self->emitting_written = FALSE;
 }
 
-/* Output */
-
-/* Reads what the pipe holds (up to a bound unless @drain).  Returns TRUE
- * if new data arrived. */
-static gboolean
-read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean drain)
+/* "ready-read-*", never from inside one of its own handlers (one that
+ * calls wait_for_ready_read(), say): data read meanwhile is announced
+ * again once the handler has returned, if it is still buffered.  The
+ * caller holds a reference. */
+static void
+emit_ready_read_channel (SpawnProcess *self, SpawnProcessChannel i)
 {
-  Channel *c = &self->channels[i];
-  gboolean got = FALSE;
-  int rounds;
+  guint id = signals[i == SPAWN_PROCESS_STDOUT ? SIGNAL_READY_READ_STDOUT
+                                               : SIGNAL_READY_READ_STDERR];
 
-  for (rounds = 0; c->fd >= 0 && rounds < (drain ? READS_AFTER_END : READS_PER_DISPATCH);
-       rounds++)
+  if (self->emitting_ready[i])
     {
-      guint len = c->data->len;
-      ssize_t n;
-
-      g_byte_array_set_size (c->data, len + READ_CHUNK);
-      do
-        n = read (c->fd, c->data->data + len, READ_CHUNK);
-      while (n < 0 && errno == EINTR);
-      g_byte_array_set_size (c->data, len + MAX (n, 0));
-      if (n > 0)
-        {
-          got = TRUE;
-          continue;
-        }
-      if (n < 0 && errno == EAGAIN)
-        break;
-      if (n < 0)
-        {
-          int errsv = errno;
-
-          close_channel (self, i);
-          emit_error (self, SPAWN_PROCESS_ERROR_READ_ERROR,
-                      "Cannot read from process %d: %s",
-                      (int) spawn_child_get_pid (self->child), g_strerror (errsv));
-          break;
-        }
-      c->eof = TRUE;
-      close_channel (self, i);
+      self->unannounced_ready[i] = TRUE;
+      return;
     }
-  if (got)
-    self->read_count++;
-  return got;
+  self->emitting_ready[i] = TRUE;
+  do
+    {
+      self->unannounced_ready[i] = FALSE;
+      g_signal_emit (self, id, 0);
+    }
+  while (self->unannounced_ready[i] && _spawn_process_pending (&self->channels[i]) > 0);
+  self->unannounced_ready[i] = FALSE;
+  self->emitting_ready[i] = FALSE;
 }
 
 static void
 emit_ready_read (SpawnProcess *self, const gboolean got[3])
 {
   if (got[SPAWN_PROCESS_STDOUT])
-    g_signal_emit (self, signals[SIGNAL_READY_READ_STDOUT], 0);
+    emit_ready_read_channel (self, SPAWN_PROCESS_STDOUT);
   if (got[SPAWN_PROCESS_STDERR])
-    g_signal_emit (self, signals[SIGNAL_READY_READ_STDERR], 0);
+    emit_ready_read_channel (self, SPAWN_PROCESS_STDERR);
 }
 
 /* The end */
@@ -375,11 +199,61 @@ release_running (SpawnProcess *self)
   int i;
 
   for (i = 0; i < 3; i++)
-    close_channel (self, i);
+    _spawn_process_close_channel (self, i);
   destroy_source (self);
   g_clear_pointer (&self->child, spawn_child_unref);
   self->kill_deadline = 0;
   self->next_recheck = 0;
+}
+
+/* Emits what is left of the last run's end.  Each step is taken off
+ * before its emission, and spawn_process_start() calls this first: a
+ * handler that starts the process again (from "state-changed" or
+ * "error-occurred") thus gets the old run's "finished", with the old
+ * run's values, before the new run's "started".  The caller holds a
+ * reference. */
+static void
+emit_end (SpawnProcess *self)
+{
+  while (self->end.step < END_DONE)
+    {
+      EndStep step = self->end.step++;
+      const SpawnExitInfo *info = &self->end.info;
+
+      switch (step)
+        {
+        case END_READY_STDOUT:
+        case END_READY_STDERR:
+          {
+            SpawnProcessChannel i = step == END_READY_STDOUT ? SPAWN_PROCESS_STDOUT
+                                                             : SPAWN_PROCESS_STDERR;
+
+            if (self->end.got[i])
+              emit_ready_read_channel (self, i);
+          }
+          break;
+        case END_CRASHED:
+          if (self->end.err < 0)
+            _spawn_process_emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
+                                       "The status of the process was lost: %s",
+                                       g_strerror (-self->end.err));
+          else if (info->kind != SPAWN_EXIT_EXITED)
+            _spawn_process_emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
+                                       "The process crashed (signal %d)", info->status);
+          break;
+        case END_FINISHED:
+          self->finished_run = self->end.run;
+          g_signal_emit (self, signals[SIGNAL_FINISHED], 0,
+                         self->end.err == 0 ? info->status : -1,
+                         (int) (self->end.err == 0 && info->kind == SPAWN_EXIT_EXITED
+                                  ? SPAWN_PROCESS_EXIT_NORMAL : SPAWN_PROCESS_EXIT_CRASH),
+                         self->end.err == 0 ? info : NULL);
+          break;
+        case END_DONE:
+        default:
+          break;
+        }
+    }
 }
 
 static void
@@ -389,8 +263,8 @@ finish (SpawnProcess *self, int err)
   SpawnExitInfo info;
 
   /* Whatever it wrote before it ended is in the pipes by now. */
-  got[SPAWN_PROCESS_STDOUT] = read_channel (self, SPAWN_PROCESS_STDOUT, TRUE);
-  got[SPAWN_PROCESS_STDERR] = read_channel (self, SPAWN_PROCESS_STDERR, TRUE);
+  got[SPAWN_PROCESS_STDOUT] = _spawn_process_read_channel (self, SPAWN_PROCESS_STDOUT, TRUE);
+  got[SPAWN_PROCESS_STDERR] = _spawn_process_read_channel (self, SPAWN_PROCESS_STDERR, TRUE);
   if (err == 0)
     {
       info = self->child->info;
@@ -407,22 +281,19 @@ finish (SpawnProcess *self, int err)
       self->have_exit = FALSE;
     }
   release_running (self);
-  reset_channel (&self->channels[SPAWN_PROCESS_STDIN]);
+  _spawn_process_reset_channel (&self->channels[SPAWN_PROCESS_STDIN]);
   self->close_write_requested = FALSE;
   /* Leftover data is still readable after "finished", as in QProcess. */
   self->channels[SPAWN_PROCESS_STDOUT].eof = TRUE;
   self->channels[SPAWN_PROCESS_STDERR].eof = TRUE;
+  self->end.step = END_READY_STDOUT;
+  self->end.run = self->run;
+  memcpy (self->end.got, got, sizeof got);
+  self->end.err = err;
+  self->end.info = info;
   /* Not running from here on, so handlers cannot reach the child. */
   set_state (self, SPAWN_PROCESS_NOT_RUNNING);
-  emit_ready_read (self, got);
-  if (err < 0)
-    emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
-                "The status of the process was lost: %s", g_strerror (-err));
-  else if (info.kind != SPAWN_EXIT_EXITED)
-    emit_error (self, SPAWN_PROCESS_ERROR_CRASHED, "The process crashed (signal %d)",
-                info.status);
-  g_signal_emit (self, signals[SIGNAL_FINISHED], 0, spawn_process_get_exit_code (self),
-                 (int) spawn_process_get_exit_status (self), err == 0 ? &info : NULL);
+  emit_end (self);
 }
 
 static void
@@ -430,13 +301,18 @@ check_deadlines (SpawnProcess *self)
 {
   gint64 now = g_get_monotonic_time ();
 
+  /* Called once the status has been looked for and was not there: the
+   * process ran at the deadline as far as we can tell.  Only a kill that
+   * reached it is a timeout: ESRCH (clonefd, the process just exited and
+   * was reaped by the kernel) means its end is on its way. */
   if (self->kill_deadline > 0 && now >= self->kill_deadline)
     {
       self->kill_deadline = 0;
-      spawn_child_send_signal (self->child, SIGKILL, NULL);
-      emit_error (self, SPAWN_PROCESS_ERROR_TIMED_OUT,
-                  "Process %d killed after %d ms", (int) spawn_child_get_pid (self->child),
-                  self->kill_timeout_ms);
+      if (spawn_child_send_signal (self->child, SIGKILL, NULL))
+        _spawn_process_emit_error (self, SPAWN_PROCESS_ERROR_TIMED_OUT,
+                                   "Process %d killed after %d ms",
+                                   (int) spawn_child_get_pid (self->child),
+                                   self->kill_timeout_ms);
     }
   if (self->state == SPAWN_PROCESS_RUNNING && self->next_recheck > 0 &&
       now >= self->next_recheck)
@@ -445,192 +321,55 @@ check_deadlines (SpawnProcess *self)
 
 /* Everything a wakeup can mean, for both the source and the waits.
  * @revents: what poll said of stdin, stdout, stderr and the child's fd.
+ * @what: a wait stops the pass once what it waits for has happened, as
+ * QProcess's do: a wait for output or for a write that also processed
+ * the end would leave the caller's next wait_for_finished() with a
+ * process that is no longer running.
  * Handlers may do anything, including dropping their reference: the
  * caller holds one. */
-static void
-process_events (SpawnProcess *self, const GIOCondition revents[4])
+void
+_spawn_process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFor what)
 {
   gboolean got[3] = { FALSE, FALSE, FALSE };
+  guint64 writes = self->write_count;
   int err;
 
   if (self->state != SPAWN_PROCESS_RUNNING)
     return;
   if (revents[SPAWN_PROCESS_STDOUT])
-    got[SPAWN_PROCESS_STDOUT] = read_channel (self, SPAWN_PROCESS_STDOUT, FALSE);
+    got[SPAWN_PROCESS_STDOUT] = _spawn_process_read_channel (self, SPAWN_PROCESS_STDOUT,
+                                                             FALSE);
   if (revents[SPAWN_PROCESS_STDERR])
-    got[SPAWN_PROCESS_STDERR] = read_channel (self, SPAWN_PROCESS_STDERR, FALSE);
+    got[SPAWN_PROCESS_STDERR] = _spawn_process_read_channel (self, SPAWN_PROCESS_STDERR,
+                                                             FALSE);
   emit_ready_read (self, got);
   if (self->state != SPAWN_PROCESS_RUNNING)
     return;
+  if (what == WAIT_READY_READ && (got[SPAWN_PROCESS_STDOUT] || got[SPAWN_PROCESS_STDERR]))
+    return;
   if (revents[SPAWN_PROCESS_STDIN])
-    flush_stdin (self);
+    _spawn_process_flush_stdin (self);
   if (self->state != SPAWN_PROCESS_RUNNING)
     return;
-  check_deadlines (self);
-  if (self->state != SPAWN_PROCESS_RUNNING)
+  if (what == WAIT_BYTES_WRITTEN && self->write_count != writes)
     return;
-  /* Cheap when it has not ended: one non-blocking read or waitid. */
+  /* The status first, then the deadlines: a loop or a wait that comes
+   * late must not take a process that exited in time for one that ran
+   * over.  Cheap when it has not ended: one non-blocking read or waitid. */
   err = _spawn_child_collect (self->child);
   if (err != -EAGAIN)
-    finish (self, err);
-  else if (self->source != NULL)
+    {
+      finish (self, err);
+      return;
+    }
+  check_deadlines (self);
+  if (self->state == SPAWN_PROCESS_RUNNING && self->source != NULL)
     update_ready_time (self);
 }
 
 /* Starting */
 
-typedef struct {
-  int child_fds[3];        /* what the child gets, or -1 */
-  GSpawnFlags flags;
-} Plumbing;
-
-static int
-open_file (SpawnProcess *self, SpawnProcessChannel i, GError **error)
-{
-  int flags = i == SPAWN_PROCESS_STDIN
-    ? O_RDONLY
-    : O_WRONLY | O_CREAT | (self->appends[i] ? O_APPEND : O_TRUNC);
-  int fd;
-
-  if (self->files[i] == NULL)
-    {
-      g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
-                   "No file set for channel %d", (int) i);
-      return -1;
-    }
-  fd = open (self->files[i], flags | O_CLOEXEC, 0666);
-  if (fd < 0)
-    {
-      g_propagate_error (error, _spawn_error_new (errno, "Cannot open “%s”",
-                                                  self->files[i]));
-      return -1;
-    }
-  return _spawn_fd_above_stdio (fd);
-}
-
-/* Opens pipes and files for the child.  With @detached, pipes are
- * forwarded instead (there is nobody to read them). */
-static gboolean
-plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error)
-{
-  int i;
-
-  p->flags = G_SPAWN_SEARCH_PATH;
-  for (i = 0; i < 3; i++)
-    p->child_fds[i] = -1;
-  for (i = 0; i < 3; i++)
-    {
-      SpawnChannelMode mode = self->modes[i];
-      Channel *c = &self->channels[i];
-      int pair[2];
-
-      if (mode == SPAWN_CHANNEL_PIPE && detached)
-        mode = SPAWN_CHANNEL_FORWARD;
-      switch (mode)
-        {
-        case SPAWN_CHANNEL_PIPE:
-          if (pipe2 (pair, O_CLOEXEC) < 0)
-            {
-              g_propagate_error (error, _spawn_error_new (errno, "Cannot create a pipe"));
-              return FALSE;
-            }
-          pair[0] = _spawn_fd_above_stdio (pair[0]);
-          pair[1] = _spawn_fd_above_stdio (pair[1]);
-          c->fd = pair[i == SPAWN_PROCESS_STDIN ? 1 : 0];
-          p->child_fds[i] = pair[i == SPAWN_PROCESS_STDIN ? 0 : 1];
-          fcntl (c->fd, F_SETFL, O_NONBLOCK);
-          break;
-        case SPAWN_CHANNEL_MERGE:
-          /* Only stderr can be merged (set_channel_mode checks). */
-          if (p->flags & G_SPAWN_STDOUT_TO_DEV_NULL)
-            {
-              p->flags |= G_SPAWN_STDERR_TO_DEV_NULL;
-              break;
-            }
-          p->child_fds[i] = fcntl (p->child_fds[SPAWN_PROCESS_STDOUT] >= 0
-                                     ? p->child_fds[SPAWN_PROCESS_STDOUT] : STDOUT_FILENO,
-                                   F_DUPFD_CLOEXEC, 3);
-          if (p->child_fds[i] < 0)
-            {
-              g_propagate_error (error, _spawn_error_new (errno, "Cannot merge stderr"));
-              return FALSE;
-            }
-          break;
-        case SPAWN_CHANNEL_FORWARD:
-          if (i == SPAWN_PROCESS_STDIN)
-            p->flags |= G_SPAWN_CHILD_INHERITS_STDIN;
-          break;
-        case SPAWN_CHANNEL_DISCARD:
-          p->flags |= i == SPAWN_PROCESS_STDIN ? G_SPAWN_STDIN_FROM_DEV_NULL
-                    : i == SPAWN_PROCESS_STDOUT ? G_SPAWN_STDOUT_TO_DEV_NULL
-                    : G_SPAWN_STDERR_TO_DEV_NULL;
-          break;
-        case SPAWN_CHANNEL_FILE:
-        default:
-          p->child_fds[i] = open_file (self, i, error);
-          if (p->child_fds[i] < 0)
-            return FALSE;
-          break;
-        }
-    }
-  return TRUE;
-}
-
-static void
-close_child_fds (Plumbing *p)
-{
-  int i;
-
-  for (i = 0; i < 3; i++)
-    if (p->child_fds[i] >= 0)
-      close (p->child_fds[i]);
-}
-
-static char **
-build_environment (SpawnProcess *self)
-{
-  GHashTableIter iter;
-  gpointer name, value;
-  char **env;
-
-  if (self->environment == NULL && g_hash_table_size (self->env_changes) == 0)
-    return NULL;
-  env = self->environment ? g_strdupv (self->environment) : g_get_environ ();
-  g_hash_table_iter_init (&iter, self->env_changes);
-  while (g_hash_table_iter_next (&iter, &name, &value))
-    env = value != NULL ? g_environ_setenv (env, name, value, TRUE)
-                        : g_environ_unsetenv (env, name);
-  return env;
-}
-
-/* spawn_async_fd() with the configuration; NULL and @error on failure,
- * with nothing left open. */
-static SpawnChild *
-launch (SpawnProcess *self, gboolean detached, GError **error)
-{
-  g_auto (GStrv) env = NULL;
-  SpawnChild *child = NULL;
-  Plumbing p;
-
-  if (plumb (self, detached, &p, error))
-    {
-      env = build_environment (self);
-      child = spawn_async_fd (self->working_directory,
-                              (const char * const *) self->argv,
-                              (const char * const *) env, p.flags, NULL, NULL,
-                              p.child_fds[0], p.child_fds[1], p.child_fds[2],
-                              NULL, NULL, 0, NULL, NULL, NULL, error);
-    }
-  close_child_fds (&p);
-  if (child == NULL)
-    {
-      int i;
-
-      for (i = 0; i < 3; i++)
-        close_channel (self, i);
-    }
-  return child;
-}
+static gboolean start (SpawnProcess *self, GError **error);
 
 /**
  * spawn_process_start:
@@ -649,27 +388,53 @@ launch (SpawnProcess *self, gboolean detached, GError **error)
 gboolean
 spawn_process_start (SpawnProcess *self, GError **error)
 {
-  GError *local_error = NULL;
-  SpawnChild *child;
-  GMainContext *context;
-  int i;
+  gboolean ok;
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
   g_return_val_if_fail (self->argv != NULL && self->argv[0] != NULL, FALSE);
   g_return_val_if_fail (self->state == SPAWN_PROCESS_NOT_RUNNING, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  /* Every public call that emits holds a reference across its emissions
+   * (as dispatch and the waits do): a handler may drop the caller's
+   * last one. */
+  g_object_ref (self);
+  /* Called from a handler of the last run's end: that end first. */
+  emit_end (self);
+  /* ... whose handlers may have started it again themselves. */
+  if (self->state == SPAWN_PROCESS_NOT_RUNNING)
+    ok = start (self, error);
+  else
+    {
+      g_critical ("%s: a handler of the last run's end started the process again",
+                  G_STRFUNC);
+      ok = FALSE;
+    }
+  g_object_unref (self);
+  return ok;
+}
+
+static gboolean
+start (SpawnProcess *self, GError **error)
+{
+  GError *local_error = NULL;
+  SpawnChild *child;
+  GMainContext *context;
+  int i;
+
+  self->run++;
   for (i = 0; i < 3; i++)
-    reset_channel (&self->channels[i]);
+    _spawn_process_reset_channel (&self->channels[i]);
   self->have_exit = FALSE;
   memset (&self->exit_info, 0, sizeof self->exit_info);
   set_state (self, SPAWN_PROCESS_STARTING);
 
-  child = launch (self, FALSE, &local_error);
+  child = _spawn_process_launch (self, FALSE, &local_error);
   if (child == NULL)
     {
       set_state (self, SPAWN_PROCESS_NOT_RUNNING);
-      emit_error (self, SPAWN_PROCESS_ERROR_FAILED_TO_START, "%s", local_error->message);
+      _spawn_process_emit_error (self, SPAWN_PROCESS_ERROR_FAILED_TO_START, "%s",
+                                 local_error->message);
       g_propagate_error (error, local_error);
       return FALSE;
     }
@@ -694,7 +459,7 @@ spawn_process_start (SpawnProcess *self, GError **error)
 
   set_state (self, SPAWN_PROCESS_RUNNING);
   if (self->close_write_requested)
-    flush_stdin (self); /* closed before the start: closes it now */
+    _spawn_process_flush_stdin (self); /* closed before the start: closes it now */
   g_signal_emit (self, signals[SIGNAL_STARTED], 0);
   return TRUE;
 }
@@ -706,15 +471,18 @@ spawn_process_start (SpawnProcess *self, GError **error)
  * @error: return location for a #GError
  *
  * Starts the program with the configuration of @self and forgets it: it
- * is not watched by @self, never becomes a zombie, and channels in
- * %SPAWN_CHANNEL_PIPE mode are forwarded.  @self is not changed and may be
- * running.
+ * runs in a new session (setsid(), so it has no controlling terminal and
+ * is in no process group of ours), is not watched by @self, never becomes
+ * a zombie, and channels in %SPAWN_CHANNEL_PIPE mode are forwarded.  @self
+ * is not changed and may be running.
  *
- * Returns: %TRUE if the program runs; %FALSE with a %SPAWN_ERROR
+ * Returns: %TRUE if the program runs; %FALSE with a %SPAWN_ERROR, after
+ *   #SpawnProcess::error-occurred with %SPAWN_PROCESS_ERROR_FAILED_TO_START
  */
 gboolean
 spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
 {
+  GError *local_error = NULL;
   Channel saved[3];
   SpawnChild *child;
   int i;
@@ -731,10 +499,18 @@ spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
       self->channels[i].fd = -1;
       self->channels[i].tag = NULL;
     }
-  child = launch (self, TRUE, error);
+  child = _spawn_process_launch (self, TRUE, &local_error);
   memcpy (self->channels, saved, sizeof saved);
   if (child == NULL)
-    return FALSE;
+    {
+      /* As QProcess 6 does; @self's own state is not touched. */
+      g_object_ref (self);
+      _spawn_process_emit_error (self, SPAWN_PROCESS_ERROR_FAILED_TO_START, "%s",
+                                 local_error->message);
+      g_object_unref (self);
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
   if (pid_out != NULL)
     *pid_out = spawn_child_get_pid (child);
   /* The reaper (or the kernel, with clonefd) takes it from here. */
@@ -742,251 +518,35 @@ spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
   return TRUE;
 }
 
-/**
- * spawn_process_execute:
- * @argv: (array zero-terminated=1): the program (searched in PATH) and its
- *   arguments
- * @timeout_ms: how long it may run, or -1
- * @stdout_out: (out) (optional): what it wrote to stdout; %NULL: stdout is
- *   forwarded to ours
- * @stderr_out: (out) (optional): the same for stderr
- * @info: (out caller-allocates) (optional): how it ended
- * @error: return location for a #GError
- *
- * Runs a program to its end, like QProcess::execute() or g_spawn_sync(),
- * with stdin from /dev/null.  No main loop runs.  A program still running
- * after @timeout_ms is killed and reaped.
- *
- * Returns: %TRUE if it ran to its end (whatever its status); %FALSE with a
- *   %SPAWN_ERROR if it could not start, or %SPAWN_PROCESS_ERROR_TIMED_OUT
- */
-gboolean
-spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout_out,
-                       GBytes **stderr_out, SpawnExitInfo *info, GError **error)
-{
-  g_autoptr (SpawnProcess) p = NULL;
-  GError *local_error = NULL;
-
-  g_return_val_if_fail (argv != NULL && argv[0] != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  p = spawn_process_new (argv);
-  spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_DISCARD);
-  spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDOUT,
-                                  stdout_out ? SPAWN_CHANNEL_PIPE : SPAWN_CHANNEL_FORWARD);
-  spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDERR,
-                                  stderr_out ? SPAWN_CHANNEL_PIPE : SPAWN_CHANNEL_FORWARD);
-  if (!spawn_process_start (p, error))
-    return FALSE;
-  if (!spawn_process_wait_for_finished (p, timeout_ms, &local_error))
-    {
-      spawn_process_kill (p, NULL);
-      spawn_process_wait_for_finished (p, -1, NULL);
-      if (g_error_matches (local_error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT))
-        {
-          g_clear_error (&local_error);
-          g_set_error (&local_error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT,
-                       "“%s” still ran after %d ms and was killed", argv[0], timeout_ms);
-        }
-      g_propagate_error (error, local_error);
-      return FALSE;
-    }
-  if (stdout_out != NULL)
-    *stdout_out = spawn_process_read_all (p, SPAWN_PROCESS_STDOUT);
-  if (stderr_out != NULL)
-    *stderr_out = spawn_process_read_all (p, SPAWN_PROCESS_STDERR);
-  if (info != NULL)
-    spawn_process_get_exit_info (p, info);
-  return TRUE;
-}
-
-/* Waiting without a main loop */
-
-typedef enum {
-  WAIT_READY_READ,
-  WAIT_BYTES_WRITTEN,
-  WAIT_FINISHED,
-} WaitFor;
-
-static int
-poll_timeout (SpawnProcess *self, gint64 deadline)
-{
-  gint64 now = g_get_monotonic_time ();
-  gint64 until = deadline;
-
-  if (self->kill_deadline > 0 && (until < 0 || self->kill_deadline < until))
-    until = self->kill_deadline;
-  if (self->next_recheck > 0 && (until < 0 || self->next_recheck < until))
-    until = self->next_recheck;
-  if (until < 0)
-    return -1;
-  /* Round up: waking a little late beats spinning a little early. */
-  return until <= now ? 0 : (int) MIN ((until - now + 999) / 1000, G_MAXINT);
-}
-
-static gboolean
-wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
-{
-  gint64 deadline = timeout_ms < 0 ? -1 : g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-  guint64 reads = self->read_count, writes = self->write_count;
-  gboolean ok = FALSE;
-
-  g_object_ref (self);
-  for (;;)
-    {
-      struct pollfd pfd[4];
-      GIOCondition revents[4] = { 0, 0, 0, 0 };
-      int slot[4];
-      int n = 0, i;
-
-      if ((what == WAIT_READY_READ && self->read_count != reads) ||
-          (what == WAIT_BYTES_WRITTEN && self->write_count != writes))
-        {
-          ok = TRUE;
-          break;
-        }
-      if (self->state != SPAWN_PROCESS_RUNNING)
-        {
-          ok = what == WAIT_FINISHED;
-          if (!ok)
-            fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
-          break;
-        }
-      if (what == WAIT_BYTES_WRITTEN && pending (&self->channels[SPAWN_PROCESS_STDIN]) == 0)
-        {
-          fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "Nothing to write");
-          break;
-        }
-      if (deadline >= 0 && g_get_monotonic_time () >= deadline)
-        {
-          fail (error, SPAWN_PROCESS_ERROR_TIMED_OUT, "Timed out waiting for the process");
-          break;
-        }
-
-      for (i = 0; i < 3; i++)
-        {
-          Channel *c = &self->channels[i];
-
-          if (c->fd < 0 || (i == SPAWN_PROCESS_STDIN && pending (c) == 0))
-            continue;
-          pfd[n].fd = c->fd;
-          pfd[n].events = i == SPAWN_PROCESS_STDIN ? POLLOUT : POLLIN;
-          slot[n++] = i;
-        }
-      pfd[n].fd = spawn_child_get_fd (self->child);
-      pfd[n].events = POLLIN;
-      slot[n++] = CHILD_SLOT;
-      if (poll (pfd, n, poll_timeout (self, deadline)) < 0 && errno != EINTR)
-        g_error ("poll: %s", g_strerror (errno));
-      for (i = 0; i < n; i++)
-        revents[slot[i]] = pfd[i].revents;
-      process_events (self, revents);
-    }
-  g_object_unref (self);
-  return ok;
-}
-
-/**
- * spawn_process_wait_for_started:
- * @self: a process
- * @timeout_ms: ignored: spawn_process_start() returns started or failed
- * @error: return location for a #GError
- *
- * For code written against QProcess::waitForStarted().
- *
- * Returns: %TRUE if the process is running; %FALSE with
- *   %SPAWN_PROCESS_ERROR_NOT_RUNNING otherwise
- */
-gboolean
-spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms G_GNUC_UNUSED,
-                                GError **error)
-{
-  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  if (self->state == SPAWN_PROCESS_RUNNING)
-    return TRUE;
-  return fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
-}
-
-/**
- * spawn_process_wait_for_ready_read:
- * @self: a running process
- * @timeout_ms: at most this long, or -1
- * @error: return location for a #GError
- *
- * Blocks until new output is buffered (stdout or stderr), by polling the
- * process's descriptors; signals are emitted from here as they would be
- * from the main context.
- *
- * Returns: %TRUE if there is new output; %FALSE with
- *   %SPAWN_PROCESS_ERROR_TIMED_OUT, or %SPAWN_PROCESS_ERROR_NOT_RUNNING if
- *   it ended without writing more
- */
-gboolean
-spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms, GError **error)
-{
-  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-  return wait_for (self, WAIT_READY_READ, timeout_ms, error);
-}
-
-/**
- * spawn_process_wait_for_bytes_written:
- * @self: a running process
- * @timeout_ms: at most this long, or -1
- * @error: return location for a #GError
- *
- * Blocks until some of the buffered input has been written to the process.
- *
- * Returns: %TRUE if some was written; %FALSE with
- *   %SPAWN_PROCESS_ERROR_TIMED_OUT, %SPAWN_PROCESS_ERROR_NOT_RUNNING or
- *   %SPAWN_PROCESS_ERROR_WRITE_ERROR (nothing buffered, or the write failed)
- */
-gboolean
-spawn_process_wait_for_bytes_written (SpawnProcess *self, int timeout_ms, GError **error)
-{
-  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-  return wait_for (self, WAIT_BYTES_WRITTEN, timeout_ms, error);
-}
-
-/**
- * spawn_process_wait_for_finished:
- * @self: a running process
- * @timeout_ms: at most this long, or -1
- * @error: return location for a #GError
- *
- * Blocks until the process has ended and #SpawnProcess::finished has been
- * emitted, reading its output and writing its input meanwhile.  On a
- * timeout the process is left running.
- *
- * Returns: %TRUE if it finished; %FALSE with %SPAWN_PROCESS_ERROR_TIMED_OUT,
- *   or %SPAWN_PROCESS_ERROR_NOT_RUNNING if it was not running
- */
-gboolean
-spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms, GError **error)
-{
-  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  if (self->state != SPAWN_PROCESS_RUNNING)
-    return fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
-  return wait_for (self, WAIT_FINISHED, timeout_ms, error);
-}
-
 /* Control */
 
 static gboolean
 send_signal (SpawnProcess *self, int signum, GError **error)
 {
+  GError *local_error = NULL;
+
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (self->state != SPAWN_PROCESS_RUNNING)
-    return fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
+    return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING,
+                                "The process is not running");
   /* Through the process's fd: never a process that reused the PID. */
-  return spawn_child_send_signal (self->child, signum, error);
+  if (!spawn_child_send_signal (self->child, signum, &local_error))
+    {
+      /* ESRCH: it has exited, and its end is on its way to us (clonefd,
+       * whose kernel reaps it at once).  pidfd and sigchld signal the
+       * zombie and succeed; QProcess does nothing and does not fail.
+       * One answer on every backend: there was nothing left to end. */
+      if (g_error_matches (local_error, SPAWN_ERROR, SPAWN_ERROR_SRCH))
+        {
+          g_error_free (local_error);
+          return TRUE;
+        }
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /**
@@ -1108,193 +668,6 @@ spawn_process_get_exit_status (SpawnProcess *self)
                                                    : SPAWN_PROCESS_EXIT_CRASH;
 }
 
-/* Reading */
-
-static Channel *
-output_channel (SpawnProcess *self, SpawnProcessChannel channel)
-{
-  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
-  g_return_val_if_fail (channel == SPAWN_PROCESS_STDOUT || channel == SPAWN_PROCESS_STDERR,
-                        NULL);
-  return &self->channels[channel];
-}
-
-/**
- * spawn_process_get_bytes_available:
- * @self: a process
- * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
- *
- * Returns: how many bytes of @channel are buffered
- */
-gsize
-spawn_process_get_bytes_available (SpawnProcess *self, SpawnProcessChannel channel)
-{
-  Channel *c = output_channel (self, channel);
-
-  return c != NULL ? pending (c) : 0;
-}
-
-/**
- * spawn_process_read_all:
- * @self: a process
- * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
- *
- * Takes everything buffered for @channel.
- *
- * Returns: (transfer full): the bytes, maybe none
- */
-GBytes *
-spawn_process_read_all (SpawnProcess *self, SpawnProcessChannel channel)
-{
-  Channel *c = output_channel (self, channel);
-  GBytes *bytes;
-
-  if (c == NULL)
-    return NULL;
-  bytes = g_bytes_new (c->data->data + c->pos, pending (c));
-  g_byte_array_set_size (c->data, 0);
-  c->pos = 0;
-  return bytes;
-}
-
-static const guint8 *
-find_newline (Channel *c)
-{
-  return memchr (c->data->data + c->pos, '\n', pending (c));
-}
-
-/**
- * spawn_process_can_read_line:
- * @self: a process
- * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
- *
- * Returns: %TRUE if spawn_process_read_line() would return a line
- */
-gboolean
-spawn_process_can_read_line (SpawnProcess *self, SpawnProcessChannel channel)
-{
-  Channel *c = output_channel (self, channel);
-
-  if (c == NULL)
-    return FALSE;
-  return find_newline (c) != NULL || (c->eof && pending (c) > 0);
-}
-
-/**
- * spawn_process_read_line:
- * @self: a process
- * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
- *
- * Takes one line from the buffer of @channel, without its newline.  Once
- * the process has closed @channel, a last line without a newline is
- * returned too.  This is for text: a line holding a NUL byte reads as
- * cut there; use spawn_process_read_all() for binary output.
- *
- * Returns: (transfer full) (nullable): the line, or %NULL if no whole line
- *   is buffered
- */
-char *
-spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
-{
-  Channel *c = output_channel (self, channel);
-  const guint8 *nl;
-  const char *start;
-  gsize len;
-  char *line;
-
-  if (c == NULL)
-    return NULL;
-  start = (const char *) c->data->data + c->pos;
-  nl = find_newline (c);
-  if (nl != NULL)
-    len = (const char *) nl - start;
-  else if (c->eof && pending (c) > 0)
-    len = pending (c);
-  else
-    return NULL;
-  line = g_strndup (start, len);
-  consume (c, MIN (len + 1, pending (c)));
-  return line;
-}
-
-/* Writing */
-
-/**
- * spawn_process_write:
- * @self: a running process
- * @data: (array length=len): bytes for its stdin
- * @len: how many
- * @error: return location for a #GError
- *
- * Buffers @data for the process's stdin pipe and writes what the pipe
- * takes now; the rest goes from the main context or the blocking helpers.
- * Never raises SIGPIPE: a process that closed its stdin gives
- * %SPAWN_PROCESS_ERROR_WRITE_ERROR, also through
- * #SpawnProcess::error-occurred.
- *
- * Returns: %TRUE if buffered; %FALSE with %SPAWN_PROCESS_ERROR_NOT_RUNNING,
- *   or %SPAWN_PROCESS_ERROR_WRITE_ERROR if stdin is not a pipe, was closed,
- *   or the write failed
- */
-gboolean
-spawn_process_write (SpawnProcess *self, const void *data, gsize len, GError **error)
-{
-  Channel *c;
-
-  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
-  g_return_val_if_fail (data != NULL || len == 0, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  c = &self->channels[SPAWN_PROCESS_STDIN];
-  if (self->state != SPAWN_PROCESS_RUNNING)
-    return fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING, "The process is not running");
-  if (c->fd < 0 || self->close_write_requested)
-    return fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "The write channel is closed");
-  g_byte_array_append (c->data, data, len);
-  g_object_ref (self);
-  if (!flush_stdin (self))
-    {
-      g_object_unref (self);
-      return fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "The process closed its stdin");
-    }
-  g_object_unref (self);
-  return TRUE;
-}
-
-/**
- * spawn_process_get_bytes_to_write:
- * @self: a process
- *
- * Returns: how many bytes written with spawn_process_write() still wait
- *   for the pipe
- */
-gsize
-spawn_process_get_bytes_to_write (SpawnProcess *self)
-{
-  g_return_val_if_fail (SPAWN_IS_PROCESS (self), 0);
-  return pending (&self->channels[SPAWN_PROCESS_STDIN]);
-}
-
-/**
- * spawn_process_close_write_channel:
- * @self: a process
- *
- * Closes the process's stdin once everything buffered has been written,
- * so that it sees end of file.
- */
-void
-spawn_process_close_write_channel (SpawnProcess *self)
-{
-  g_return_if_fail (SPAWN_IS_PROCESS (self));
-
-  self->close_write_requested = TRUE;
-  if (self->state != SPAWN_PROCESS_RUNNING)
-    return;
-  g_object_ref (self);
-  flush_stdin (self);
-  g_object_unref (self);
-}
-
 /* Configuration */
 
 /**
@@ -1359,6 +732,44 @@ spawn_process_set_working_directory (SpawnProcess *self, const char *path)
   self->working_directory = g_strdup (path);
 }
 
+/* A copy of @envp where a name given twice keeps its last value, in the
+ * place of its first: QProcessEnvironment makes the later one win, while
+ * execve() passes both and getenv() finds the first. */
+static char **
+dedupe_environment (const char * const *envp)
+{
+  g_autoptr (GHashTable) last = NULL;
+  GPtrArray *out;
+  gsize i;
+
+  if (envp == NULL)
+    return NULL;
+  /* name → index of its last entry */
+  last = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (i = 0; envp[i] != NULL; i++)
+    {
+      const char *eq = strchr (envp[i], '=');
+      char *name = eq ? g_strndup (envp[i], eq - envp[i]) : g_strdup (envp[i]);
+
+      g_hash_table_insert (last, name, GSIZE_TO_POINTER (i));
+    }
+  out = g_ptr_array_new ();
+  for (i = 0; envp[i] != NULL; i++)
+    {
+      const char *eq = strchr (envp[i], '=');
+      g_autofree char *name = eq ? g_strndup (envp[i], eq - envp[i]) : g_strdup (envp[i]);
+      gpointer found;
+
+      /* At the first entry of a name, the last one's value; skip the rest. */
+      if (!g_hash_table_lookup_extended (last, name, NULL, &found))
+        continue;
+      g_ptr_array_add (out, g_strdup (envp[GPOINTER_TO_SIZE (found)]));
+      g_hash_table_remove (last, name);
+    }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
 /**
  * spawn_process_set_environment:
  * @self: a process
@@ -1366,7 +777,8 @@ spawn_process_set_working_directory (SpawnProcess *self, const char *path)
  *   %NULL for ours as it is at start time
  *
  * Replaces the environment, and forgets earlier spawn_process_setenv()
- * and spawn_process_unsetenv() calls.
+ * and spawn_process_unsetenv() calls.  A name given twice gets its later
+ * value, as with QProcessEnvironment.
  */
 void
 spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
@@ -1374,7 +786,7 @@ spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
   g_return_if_fail (SPAWN_IS_PROCESS (self));
 
   g_strfreev (self->environment);
-  self->environment = g_strdupv ((char **) envp);
+  self->environment = dedupe_environment (envp);
   g_hash_table_remove_all (self->env_changes);
 }
 
@@ -1545,6 +957,7 @@ spawn_process_init (SpawnProcess *self)
       self->channels[i].fd = -1;
       self->channels[i].data = g_byte_array_new ();
     }
+  self->end.step = END_DONE;
 }
 
 static void

@@ -29,10 +29,14 @@ SPAWN_API GQuark spawn_process_error_quark (void);
  *   when we sent it)
  * @SPAWN_PROCESS_ERROR_TIMED_OUT: a wait timed out, or the kill timeout
  *   (spawn_process_set_kill_timeout()) expired and the process was killed
- * @SPAWN_PROCESS_ERROR_READ_ERROR: reading the process's output failed
+ * @SPAWN_PROCESS_ERROR_READ_ERROR: reading the process's output failed, or
+ *   a blocking helper could not poll its descriptors
  * @SPAWN_PROCESS_ERROR_WRITE_ERROR: writing to the process failed, for
  *   instance because it closed its stdin
  * @SPAWN_PROCESS_ERROR_NOT_RUNNING: the operation needs a running process
+ * @SPAWN_PROCESS_ERROR_WRONG_THREAD: a blocking helper was called while
+ *   another thread runs the main context the process is watched from
+ *   (which would dispatch it meanwhile); nothing was done
  *
  * Error codes in the %SPAWN_PROCESS_ERROR domain, carried by the
  * #SpawnProcess::error-occurred signal and by the blocking helpers.
@@ -44,6 +48,7 @@ typedef enum {
   SPAWN_PROCESS_ERROR_READ_ERROR,
   SPAWN_PROCESS_ERROR_WRITE_ERROR,
   SPAWN_PROCESS_ERROR_NOT_RUNNING,
+  SPAWN_PROCESS_ERROR_WRONG_THREAD,
 } SpawnProcessError;
 
 /**

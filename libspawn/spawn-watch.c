@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 
 typedef struct {
   GSource source;
@@ -221,9 +223,18 @@ _spawn_reaper_adopt (SpawnChild *child)
 
   if (g_once_init_enter (&started))
     {
+      sigset_t all, saved;
+
       reaper_context = g_main_context_new ();
+      /* Born with every signal blocked, as GLib's worker is: a thread of
+       * ours must never be the one the application's process-directed
+       * signals (SIGCHLD, SIGINT, SIGTERM...) land in, whatever the mask
+       * of the thread that happens to drop the first child. */
+      sigfillset (&all);
+      pthread_sigmask (SIG_SETMASK, &all, &saved);
       g_thread_unref (g_thread_new ("libspawn-reaper", reaper_thread,
                                     reaper_context));
+      pthread_sigmask (SIG_SETMASK, &saved, NULL);
       g_once_init_leave (&started, 1);
     }
   source = spawn_child_watch_source_new (child);

@@ -12,14 +12,34 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#if defined (__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define SPAWN_ASAN_UNPOISON(p, n) __asan_unpoison_memory_region ((p), (n))
+#elif defined (__has_feature)
+#if __has_feature (address_sanitizer)
+#include <sanitizer/asan_interface.h>
+#define SPAWN_ASAN_UNPOISON(p, n) __asan_unpoison_memory_region ((p), (n))
+#endif
+#endif
+#ifndef SPAWN_ASAN_UNPOISON
+#define SPAWN_ASAN_UNPOISON(p, n) ((void) 0)
+#endif
+
 G_DEFINE_QUARK (spawn-error-quark, spawn_error)
 
-/* Room for the child between clone and exec, child_setup included. */
-#define CHILD_STACK_SIZE (64 * 1024)
+/* Room for the child between clone and exec, child_setup included.  Only
+ * address space: pages are touched (and cost) only as the child uses them. */
+#define CHILD_STACK_SIZE (1024 * 1024)
+/* PROT_NONE below the stack, which grows down: running off its end faults
+ * in the child (SIGSEGV) instead of writing into our memory, which the
+ * child shares.  Several pages, so that a frame of up to 64 KiB that is
+ * not probed (no -fstack-clash-protection) still lands in the guard. */
+#define CHILD_STACK_GUARD (64 * 1024)
 
 static const SpawnBackendOps * const backends[] = {
   &_spawn_backend_clonefd,
@@ -27,7 +47,8 @@ static const SpawnBackendOps * const backends[] = {
   &_spawn_backend_sigchld,
 };
 
-/* Probe results: 0 unknown, 1 available, 2 not available. */
+/* Probe results, cached only when they are answers about the kernel. */
+enum { PROBE_UNKNOWN, PROBE_YES, PROBE_NO };
 static gint probed[G_N_ELEMENTS (backends)];
 /* The backend in use, as a SpawnBackend; AUTO until decided. */
 static gint chosen = SPAWN_BACKEND_AUTO;
@@ -103,28 +124,46 @@ backend_index (SpawnBackend backend)
   g_assert_not_reached ();
 }
 
-/* Probe once; only "not on this kernel" answers count as unavailable. */
-static gboolean
-available (gsize i)
+/* Probe until there is an answer: 0 available, -ENOSYS not on this
+ * kernel (both cached), or another -errno when the probe itself failed
+ * (EMFILE, ENFILE, EAGAIN, ENOMEM: a full fd table, the process limit,
+ * memory pressure), which is not cached: the next call probes again. */
+static int
+probe_backend (gsize i)
 {
   int state = g_atomic_int_get (&probed[i]);
+  int err;
 
-  if (state == 0)
+  if (state == PROBE_UNKNOWN)
     {
-      int err = backends[i]->probe ();
-      state = err == 0 ? 1 : 2;
+      err = backends[i]->probe ();
+      if (err != 0 && err != -ENOSYS && err != -EINVAL && err != -EPERM)
+        {
+          g_debug ("backend %s: probe failed, will retry: %s",
+                   backends[i]->name, g_strerror (-err));
+          return err;
+        }
+      state = err == 0 ? PROBE_YES : PROBE_NO;
       g_debug ("backend %s: %s", backends[i]->name,
                err == 0 ? "available" : g_strerror (-err));
       g_atomic_int_set (&probed[i], state);
     }
-  return state == 1;
+  return state == PROBE_YES ? 0 : -ENOSYS;
+}
+
+static gboolean
+available (gsize i)
+{
+  return probe_backend (i) == 0;
 }
 
 /**
  * spawn_backend_is_available:
  * @backend: a backend other than %SPAWN_BACKEND_AUTO
  *
- * Whether @backend works on the running kernel.  Probed once and cached.
+ * Whether @backend works on the running kernel.  The answer is probed once
+ * and cached; a probe that could not run (fd table full, process limit,
+ * out of memory) gives %FALSE this time and is tried again next time.
  *
  * Returns: %TRUE if spawn_set_backend() would accept @backend
  */
@@ -137,29 +176,39 @@ spawn_backend_is_available (SpawnBackend backend)
   return available (backend_index (backend));
 }
 
+/* A probe that failed for a passing reason is an error for this call,
+ * never a fallback: nothing is chosen, and the next call probes again. */
 static gboolean
 choose (SpawnBackend want, const char *why, GError **error)
 {
   gsize i;
+  int err;
 
-  if (want != SPAWN_BACKEND_AUTO)
+  for (i = 0; i < G_N_ELEMENTS (backends); i++)
     {
-      if (!available (backend_index (want)))
+      if (want != SPAWN_BACKEND_AUTO && backends[i]->kind != want)
+        continue;
+      err = probe_backend (i);
+      if (err == 0)
+        {
+          g_atomic_int_set (&chosen, backends[i]->kind);
+          return TRUE;
+        }
+      if (err != -ENOSYS)
+        {
+          g_propagate_error (error,
+                             _spawn_error_new (-err, "Cannot probe backend %s",
+                                               backends[i]->name));
+          return FALSE;
+        }
+      if (want != SPAWN_BACKEND_AUTO)
         {
           g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_NOSYS,
                        "Backend %s (%s) is not available on this kernel",
                        spawn_backend_to_string (want), why);
           return FALSE;
         }
-      g_atomic_int_set (&chosen, want);
-      return TRUE;
     }
-  for (i = 0; i < G_N_ELEMENTS (backends); i++)
-    if (available (i))
-      {
-        g_atomic_int_set (&chosen, backends[i]->kind);
-        return TRUE;
-      }
   g_assert_not_reached (); /* sigchld is always there */
 }
 
@@ -205,8 +254,9 @@ current_ops (GError **error)
  * spawn_get_backend:
  *
  * The backend new children are started with, chosen now if it has not been
- * yet.  If `LIBSPAWN_BACKEND` names a backend that is not available, this
- * returns %SPAWN_BACKEND_AUTO and spawn_async_fd() fails with the reason.
+ * yet.  If `LIBSPAWN_BACKEND` names a backend that is not available, or
+ * a probe could not run (fd table full, process limit), this returns
+ * %SPAWN_BACKEND_AUTO and spawn_async_fd() fails with the reason.
  *
  * Returns: the backend in use
  */
@@ -227,7 +277,9 @@ spawn_get_backend (void)
  * Forces a backend for the children started from now on (those already
  * running keep theirs).  Overrides `LIBSPAWN_BACKEND`.  A backend that is not
  * available on this kernel is refused with %SPAWN_ERROR_NOSYS; nothing falls
- * back silently.
+ * back silently.  A probe that could not run fails with its own error
+ * (%SPAWN_ERROR_MFILE, %SPAWN_ERROR_AGAIN, %SPAWN_ERROR_NOMEM...) and is
+ * tried again by the next call.
  *
  * Returns: %TRUE if @backend is now in use
  */
@@ -312,6 +364,42 @@ spawn_exit_info_to_wait_status (const SpawnExitInfo *info)
     }
 }
 
+/* The child's stack: mapped, with a guard below it, never a heap block.
+ * Returns its lowest usable address, or NULL with errno set. */
+static void *
+child_stack_new (void)
+{
+  char *base;
+
+  base = mmap (NULL, CHILD_STACK_GUARD + CHILD_STACK_SIZE, PROT_NONE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED)
+    return NULL;
+  if (mprotect (base + CHILD_STACK_GUARD, CHILD_STACK_SIZE,
+                PROT_READ | PROT_WRITE) < 0)
+    {
+      int saved_errno = errno;
+      munmap (base, CHILD_STACK_GUARD + CHILD_STACK_SIZE);
+      errno = saved_errno;
+      return NULL;
+    }
+  /* The child's frames poison ASan's shadow of this range, which we share
+   * (CLONE_VM), and exec never unwinds them: a new mapping at the same
+   * address would inherit the stale poison. */
+  SPAWN_ASAN_UNPOISON (base + CHILD_STACK_GUARD, CHILD_STACK_SIZE);
+  return base + CHILD_STACK_GUARD;
+}
+
+/* CLONE_VFORK: by the time start() returns the child has exec'd or exited
+ * and no longer runs on this stack. */
+static void
+child_stack_free (void *stack)
+{
+  if (stack != NULL)
+    munmap ((char *) stack - CHILD_STACK_GUARD,
+            CHILD_STACK_GUARD + CHILD_STACK_SIZE);
+}
+
 static void
 close_pair (int p[2])
 {
@@ -377,6 +465,18 @@ step_name (SpawnChildStep step)
     }
 }
 
+#define INHERITS_OR_NULL_STDIN (G_SPAWN_STDIN_FROM_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDIN)
+#define INHERITS_OR_NULL_STDOUT (G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDOUT)
+#define INHERITS_OR_NULL_STDERR (G_SPAWN_STDERR_TO_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDERR)
+
+static int *
+no_pipe (int *pipe_out)
+{
+  if (pipe_out != NULL)
+    *pipe_out = -1;
+  return NULL;
+}
+
 /**
  * spawn_async_fd:
  * @working_directory: (nullable): the child's working directory, or %NULL
@@ -394,9 +494,11 @@ step_name (SpawnChildStep step)
  *   and %G_SPAWN_CLOEXEC_PIPES change nothing (the child is always watched
  *   through its handle; our pipe ends are always close-on-exec)
  * @child_setup: (scope call) (nullable): called in the child just before
- *   exec.  It shares our memory and runs on a 64 KiB stack while the
- *   spawning thread waits: it must be async-signal-safe (no malloc, no
- *   locks, no stdio; signal-safety(7)) and must not write to memory we use
+ *   exec.  It shares our memory and runs on a 1 MiB stack of its own
+ *   (with a guard below: overflowing it kills the child with SIGSEGV,
+ *   which the watch reports, and leaves us intact) while the spawning
+ *   thread waits: it must be async-signal-safe (no malloc, no locks, no
+ *   stdio; signal-safety(7)) and must not write to memory we use
  * @user_data: (closure child_setup): data for @child_setup
  * @stdin_fd: fd to become the child's stdin, or -1
  * @stdout_fd: fd to become the child's stdout, or -1
@@ -447,7 +549,7 @@ spawn_async_fd (const char          *working_directory,
   const SpawnBackendOps *ops;
   SpawnLaunch launch = { 0 };
   SpawnChild *child = NULL;
-  int in_pipe[2], out_pipe[2], err_pipe[2];
+  int in_pipe[2] = { -1, -1 }, out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
   SpawnChildReport report = { 0, 0 };
   const char *path = NULL;
   char **shell_argv = NULL;
@@ -458,17 +560,57 @@ spawn_async_fd (const char          *working_directory,
   int saved_errno = errno;
   int err;
 
+  /* GLib's preconditions, as g_spawn_async_with_pipes_and_fds() has them. */
   g_return_val_if_fail (argv != NULL && argv[0] != NULL, NULL);
+  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDIN) != INHERITS_OR_NULL_STDIN, NULL);
+  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDOUT) != INHERITS_OR_NULL_STDOUT, NULL);
+  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDERR) != INHERITS_OR_NULL_STDERR, NULL);
   g_return_val_if_fail (stdin_pipe_out == NULL || stdin_fd < 0, NULL);
   g_return_val_if_fail (stdout_pipe_out == NULL || stdout_fd < 0, NULL);
   g_return_val_if_fail (stderr_pipe_out == NULL || stderr_fd < 0, NULL);
   g_return_val_if_fail (n_fds == 0 || (source_fds != NULL && target_fds != NULL), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* As in GLib, a flag that says where a stream goes beats a pipe asked
+   * for it: no pipe is made (GLib leaves *pipe_out alone; we set -1). */
+  if (flags & INHERITS_OR_NULL_STDIN)
+    stdin_pipe_out = no_pipe (stdin_pipe_out);
+  if (flags & INHERITS_OR_NULL_STDOUT)
+    stdout_pipe_out = no_pipe (stdout_pipe_out);
+  if (flags & INHERITS_OR_NULL_STDERR)
+    stderr_pipe_out = no_pipe (stderr_pipe_out);
+
+  /* A bad fd mapping is a GError, as GLib's are, not a critical.  Checked
+   * before we open anything: a source fd that is not open now could
+   * otherwise become one of our pipes. */
   for (i = 0; i < n_fds; i++)
     {
-      g_return_val_if_fail (source_fds[i] >= 0 && target_fds[i] >= 3, NULL);
+      if (source_fds[i] < 0 || fcntl (source_fds[i], F_GETFD) < 0)
+        {
+          g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                       "Invalid source file descriptor %d for “%s”",
+                       source_fds[i], argv[0]);
+          errno = saved_errno;
+          return NULL;
+        }
+      if (target_fds[i] < 3)
+        {
+          g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                       "Invalid target file descriptor %d for “%s”: 0, 1 "
+                       "and 2 are set by stdin_fd, stdout_fd and stderr_fd",
+                       target_fds[i], argv[0]);
+          errno = saved_errno;
+          return NULL;
+        }
       for (j = 0; j < i; j++)
-        g_return_val_if_fail (target_fds[i] != target_fds[j], NULL);
+        if (target_fds[i] == target_fds[j])
+          {
+            g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                         "Target file descriptor %d given twice for “%s”",
+                         target_fds[i], argv[0]);
+            errno = saved_errno;
+            return NULL;
+          }
     }
 
   ops = current_ops (error);
@@ -487,14 +629,17 @@ spawn_async_fd (const char          *working_directory,
         path = g_environ_getenv ((char **) envp, "PATH");
       if (path == NULL && (flags & G_SPAWN_SEARCH_PATH))
         path = g_getenv ("PATH");
+      /* GLib's default, "." last (libc puts it first). */
       if (path == NULL)
-        path = "/bin:/usr/bin";
+        path = "/bin:/usr/bin:.";
       launch.search_path = path;
       launch.path_buffer = g_malloc (strlen (path) + strlen (launch.file) + 2);
     }
   for (argc = 0; launch.argv[argc] != NULL; argc++)
     ;
-  shell_argv = g_new0 (char *, argc + 2);
+  /* "/bin/sh", the file, argv[1..argc-1], NULL: argc + 2 slots, but 3
+   * when G_SPAWN_FILE_AND_ARGV_ZERO leaves argv empty (argc 0). */
+  shell_argv = g_new0 (char *, MAX (argc, 1) + 2);
   shell_argv[0] = (char *) "/bin/sh";
   for (i = 1; i < argc; i++)
     shell_argv[i + 1] = launch.argv[i];
@@ -509,7 +654,12 @@ spawn_async_fd (const char          *working_directory,
     launch.max_target_fd = MAX (launch.max_target_fd, target_fds[i]);
   launch.child_setup = child_setup;
   launch.child_setup_data = user_data;
-  stack = g_malloc (CHILD_STACK_SIZE);
+  stack = child_stack_new ();
+  if (stack == NULL)
+    {
+      err = -errno;
+      goto out;
+    }
 
   if ((err = open_pipe (in_pipe, stdin_pipe_out != NULL)) < 0 ||
       (err = open_pipe (out_pipe, stdout_pipe_out != NULL)) < 0 ||
@@ -581,7 +731,7 @@ out:
   close_pair (in_pipe);
   close_pair (out_pipe);
   close_pair (err_pipe);
-  g_free (stack);
+  child_stack_free (stack);
   g_free (lifted);
   g_free (shell_argv);
   g_free (launch.path_buffer);
@@ -707,8 +857,9 @@ _spawn_child_collect (SpawnChild *child)
  *
  * Sends @signum to the child, never to a process that reused its PID:
  * through the clone fd or the pidfd where the backend has one; with the
- * sigchld backend, only while the child is not yet reaped (see
- * docs/design.md for the one hole a waitpid(-1) elsewhere leaves).
+ * sigchld backend, only while its PID is still the child's (nobody else
+ * reaped it, same start time; see docs/design.md for the windows a
+ * waitpid(-1) elsewhere still leaves).
  *
  * Returns: %TRUE if sent; %FALSE with %SPAWN_ERROR_SRCH if the child has
  *   already ended

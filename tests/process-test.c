@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -2175,6 +2176,908 @@ test_pipe_held_open (gconstpointer data)
   events_clear (&ev);
 }
 
+/* ---- defects found by review and by Qt's tst_qprocess ---- */
+
+static void
+test_wait_zero (gconstpointer data)
+{
+  g_autofree guint8 *input = pattern (1024 * 1024);
+  GError *error = NULL;
+  SpawnProcess *proc;
+  gint64 guard;
+  Events ev;
+  guint64 polls;
+
+  g_test_summary ("wait_for_*() with a timeout of 0 polls once: "
+                  "while (!wait_for_finished (p, 0)) work(); ends, and so "
+                  "do the same loops over wait_for_ready_read() and "
+                  "wait_for_bytes_written()");
+  if (!testutil_use_backend (data))
+    return;
+  /* A hang guard only: each loop ends in milliseconds when all is well. */
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  g_assert_true (spawn_process_write (proc, input, 1024 * 1024, &error));
+  g_assert_no_error (error);
+  guard = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
+  for (polls = 0; spawn_process_get_bytes_to_write (proc) > 0; polls++)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, guard);
+      if (!spawn_process_wait_for_bytes_written (proc, 0, &error))
+        {
+          g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
+          g_clear_error (&error);
+        }
+      collect_channel (proc, SPAWN_PROCESS_STDOUT, ev.out);
+    }
+  g_assert_cmpuint (ev.written, ==, 1024 * 1024);
+  spawn_process_close_write_channel (proc);
+  while (ev.out->len < 1024 * 1024)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, guard);
+      if (!spawn_process_wait_for_ready_read (proc, 0, &error))
+        {
+          g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
+          g_clear_error (&error);
+        }
+      collect_channel (proc, SPAWN_PROCESS_STDOUT, ev.out);
+    }
+  assert_same_bytes (ev.out->data, ev.out->len, input, 1024 * 1024);
+  while (!spawn_process_wait_for_finished (proc, 0, &error))
+    {
+      g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
+      g_clear_error (&error);
+      g_assert_cmpint (g_get_monotonic_time (), <, guard);
+    }
+  g_assert_no_error (error);
+  assert_exited (proc, &ev, 0);
+  g_test_message ("%" G_GUINT64_FORMAT " polls for bytes written", polls);
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+static void
+test_wait_one_thing (gconstpointer data)
+{
+  g_autofree guint8 *input = pattern (1024 * 1024);
+  GError *error = NULL;
+  SpawnProcess *proc;
+  GString *got;
+  Events ev;
+  int round, i;
+
+  g_test_summary ("wait_for_bytes_written() returns after the write and "
+                  "wait_for_ready_read() after the read, leaving the end for "
+                  "wait_for_finished(): write; close_write_channel; while "
+                  "(bytes_to_write) wait_for_bytes_written(); wait_for_finished() "
+                  "works, and so does reading until all is in, then waiting");
+  if (!testutil_use_backend (data))
+    return;
+  for (round = 0; round < 10; round++)
+    {
+      proc = helper_process ("cat", NULL);
+      events_watch (&ev, proc);
+      spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_DISCARD);
+      start_ok (proc);
+      g_assert_true (spawn_process_write (proc, input, 1024 * 1024, &error));
+      g_assert_no_error (error);
+      spawn_process_close_write_channel (proc);
+      for (i = 0; spawn_process_get_bytes_to_write (proc) > 0; i++)
+        {
+          g_assert_cmpint (i, <, 100000);
+          g_assert_true (spawn_process_wait_for_bytes_written (proc, WAIT_MS, &error));
+          g_assert_no_error (error);
+        }
+      wait_finished_ok (proc, WAIT_MS);
+      assert_exited (proc, &ev, 0);
+      g_assert_cmpuint (ev.written, ==, 1024 * 1024);
+      g_object_unref (proc);
+      events_clear (&ev);
+
+      /* It prints its last line and ends at once. */
+      got = g_string_new (NULL);
+      proc = helper_process ("lines", "3", NULL);
+      events_watch (&ev, proc);
+      start_ok (proc);
+      while (!g_str_has_suffix (got->str, "end"))
+        {
+          g_autofree char *more = NULL;
+
+          g_assert_true (spawn_process_wait_for_ready_read (proc, WAIT_MS, &error));
+          g_assert_no_error (error);
+          more = read_all_str (proc, SPAWN_PROCESS_STDOUT);
+          g_string_append (got, more);
+        }
+      g_assert_cmpstr (got->str, ==, "line 0\nline 1\nline 2\nend");
+      g_string_free (got, TRUE);
+      wait_finished_ok (proc, WAIT_MS);
+      assert_exited (proc, &ev, 0);
+      g_object_unref (proc);
+      events_clear (&ev);
+    }
+}
+
+static void
+test_poll_fails (gconstpointer data)
+{
+  struct rlimit saved, low;
+  GError *error = NULL;
+  SpawnProcess *proc;
+  Events ev;
+
+  g_test_summary ("a poll() that fails (here EINVAL: more descriptors than "
+                  "RLIMIT_NOFILE) makes the wait return FALSE with "
+                  "READ_ERROR instead of aborting; the process is unharmed");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  proc = helper_process ("cat", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  g_assert_no_errno (getrlimit (RLIMIT_NOFILE, &saved));
+  low = saved;
+  low.rlim_cur = 1;
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &low));
+  g_assert_false (spawn_process_wait_for_finished (proc, WAIT_MS, &error));
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &saved));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_READ_ERROR);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
+  spawn_process_close_write_channel (proc);
+  wait_finished_ok (proc, WAIT_MS);
+  assert_exited (proc, &ev, 0);
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+/* Let the clock pass @when (monotonic µs) on a context of our own, so
+ * that no process's source is dispatched meanwhile: what a busy or late
+ * main loop looks like to it. */
+static void
+let_time_pass (gint64 when)
+{
+  GMainContext *ctx = g_main_context_new ();
+
+  while (g_get_monotonic_time () < when)
+    {
+      GSource *timeout = g_timeout_source_new ((when - g_get_monotonic_time ()) / 1000 + 1);
+      gboolean expired = FALSE;
+
+      g_source_set_callback (timeout, on_expired, &expired, NULL);
+      g_source_attach (timeout, ctx);
+      while (!expired)
+        g_main_context_iteration (ctx, TRUE);
+      g_source_destroy (timeout);
+      g_source_unref (timeout);
+    }
+  g_main_context_unref (ctx);
+}
+
+static void
+test_kill_timeout_late (gconstpointer data)
+{
+  SpawnProcess *proc;
+  gint64 t0;
+  Events ev;
+  int round;
+
+  g_test_summary ("a process that exited before its kill timeout, seen only "
+                  "after the deadline (a late loop or wait), finished "
+                  "normally: no TIMED_OUT, its own exit status");
+  if (!testutil_use_backend (data))
+    return;
+  for (round = 0; round < 2; round++)
+    {
+      proc = helper_process ("exit", "3", NULL);
+      events_watch (&ev, proc);
+      spawn_process_set_kill_timeout (proc, 100);
+      t0 = g_get_monotonic_time ();
+      start_ok (proc);
+      /* A zombie, or gone with CLONE_AUTOREAP: either way it ended. */
+      assert_ended (spawn_process_get_pid (proc), FALSE);
+      let_time_pass (t0 + 200 * 1000);
+      await_finished (proc, &ev, round == 1);
+      assert_exited (proc, &ev, 3);
+      g_assert_cmpstr (ev.log->str, ==, "started finished");
+      g_object_unref (proc);
+      events_clear (&ev);
+    }
+}
+
+static void
+test_signal_exited (gconstpointer data)
+{
+  GError *error = NULL;
+  SpawnProcess *proc;
+  Events ev;
+
+  g_test_summary ("terminate() and kill() on a process that has exited but "
+                  "whose end was not processed yet succeed and do nothing, "
+                  "on every backend (QProcess: a no-op); the exit status is "
+                  "its own");
+  if (!testutil_use_backend (data))
+    return;
+  proc = helper_process ("exit", "4", NULL);
+  events_watch (&ev, proc);
+  start_ok (proc);
+  assert_ended (spawn_process_get_pid (proc), FALSE);
+  g_assert_true (spawn_process_terminate (proc, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_process_kill (proc, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
+  wait_finished_ok (proc, WAIT_MS);
+  assert_exited (proc, &ev, 4);
+  g_assert_cmpstr (ev.log->str, ==, "started finished");
+  g_object_unref (proc);
+  events_clear (&ev);
+}
+
+static void
+test_environment_duplicate (gconstpointer data)
+{
+  const char *envp[] = { "SPAWN_DUP=first", "SPAWN_OTHER=1", "SPAWN_DUP=second", NULL };
+  g_auto (GStrv) env = NULL;
+  SpawnProcess *proc;
+
+  g_test_summary ("set_environment() with a name given twice: the later "
+                  "entry wins and the child gets the name once, as with "
+                  "QProcessEnvironment");
+  if (!testutil_use_backend (data))
+    return;
+  proc = helper_process ("environ", NULL);
+  spawn_process_set_environment (proc, envp);
+  env = child_environ (proc);
+  g_assert_cmpuint (g_strv_length (env), ==, 2);
+  g_assert_cmpstr (env[0], ==, "SPAWN_DUP=second");
+  g_assert_cmpstr (env[1], ==, "SPAWN_OTHER=1");
+  g_object_unref (proc);
+}
+
+/* Every reading call on @proc's @channel, which holds nothing. */
+static void
+assert_channel_empty (SpawnProcess *proc, SpawnProcessChannel channel)
+{
+  GBytes *bytes;
+
+  g_assert_cmpuint (spawn_process_get_bytes_available (proc, channel), ==, 0);
+  g_assert_false (spawn_process_can_read_line (proc, channel));
+  g_assert_null (spawn_process_read_line (proc, channel));
+  bytes = spawn_process_read_all (proc, channel);
+  g_assert_nonnull (bytes);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, 0);
+  g_bytes_unref (bytes);
+}
+
+static void
+test_empty_buffers (gconstpointer data)
+{
+  GError *error = NULL;
+  SpawnProcess *proc;
+
+  g_test_summary ("reading from buffers that never held a byte (a new "
+                  "object, a silent process) and writing nothing pass no "
+                  "NULL buffer to the C library (run under UBSan)");
+  if (!testutil_use_backend (data))
+    return;
+  proc = helper_process ("cat", NULL);
+  assert_channel_empty (proc, SPAWN_PROCESS_STDOUT);
+  assert_channel_empty (proc, SPAWN_PROCESS_STDERR);
+  start_ok (proc);
+  g_assert_true (spawn_process_write (proc, NULL, 0, &error));
+  g_assert_no_error (error);
+  assert_channel_empty (proc, SPAWN_PROCESS_STDOUT);
+  assert_channel_empty (proc, SPAWN_PROCESS_STDERR);
+  spawn_process_close_write_channel (proc);
+  wait_finished_ok (proc, WAIT_MS);
+  assert_channel_empty (proc, SPAWN_PROCESS_STDOUT);
+  assert_channel_empty (proc, SPAWN_PROCESS_STDERR);
+  g_object_unref (proc);
+}
+
+typedef struct {
+  SpawnProcess *proc;
+  int depth;               /* handlers of the signal now running */
+  int max_depth;
+  guint64 written;
+  guint64 to_write;
+  int emissions;
+  int waits;
+  GByteArray *got;
+} Reentry;
+
+static void
+on_written_write_more (SpawnProcess *proc, guint64 count, gpointer data)
+{
+  static const char chunk[16] = "0123456789abcde";
+  Reentry *r = data;
+  GError *error = NULL;
+
+  r->depth++;
+  r->max_depth = MAX (r->max_depth, r->depth);
+  r->written += count;
+  r->emissions++;
+  if (r->to_write > 0)
+    {
+      r->to_write -= sizeof chunk;
+      g_assert_true (spawn_process_write (proc, chunk, sizeof chunk, &error));
+      g_assert_no_error (error);
+    }
+  r->depth--;
+}
+
+static void
+on_ready_wait_more (SpawnProcess *proc, gpointer data)
+{
+  Reentry *r = data;
+  GError *error = NULL;
+
+  r->depth++;
+  r->max_depth = MAX (r->max_depth, r->depth);
+  r->emissions++;
+  collect_channel (proc, SPAWN_PROCESS_STDOUT, r->got);
+  /* Ask for more and wait for it from inside the handler, a few times. */
+  while (r->waits < 20)
+    {
+      r->waits++;
+      g_assert_true (spawn_process_write (proc, "more\n", 5, &error));
+      g_assert_no_error (error);
+      g_assert_true (spawn_process_wait_for_ready_read (proc, WAIT_MS, &error));
+      g_assert_no_error (error);
+      collect_channel (proc, SPAWN_PROCESS_STDOUT, r->got);
+    }
+  r->depth--;
+}
+
+static gboolean
+is_finished_or_waited (gpointer data)
+{
+  Reentry *r = data;
+
+  return r->waits >= 20;
+}
+
+static void
+test_no_recursive_emission (gconstpointer data)
+{
+  GError *error = NULL;
+  Reentry r;
+  Events ev;
+  int round;
+
+  g_test_summary ("a bytes-written handler that writes again, and a "
+                  "ready-read-stdout handler that waits for more output, are "
+                  "not re-entered (QIODevice's guarantee): 1 MB in 16-byte "
+                  "writes from the handler, each count announced once");
+  if (!testutil_use_backend (data))
+    return;
+
+  memset (&r, 0, sizeof r);
+  r.proc = helper_process ("cat", NULL);
+  r.to_write = 1024 * 1024;
+  events_watch (&ev, r.proc);
+  spawn_process_set_channel_mode (r.proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_DISCARD);
+  g_signal_connect (r.proc, "bytes-written", G_CALLBACK (on_written_write_more), &r);
+  start_ok (r.proc);
+  g_assert_true (spawn_process_write (r.proc, "go", 2, &error));
+  g_assert_no_error (error);
+  /* Whatever the handlers left buffered goes out from here. */
+  while (r.to_write > 0 || spawn_process_get_bytes_to_write (r.proc) > 0)
+    {
+      g_assert_true (spawn_process_wait_for_bytes_written (r.proc, WAIT_MS, &error));
+      g_assert_no_error (error);
+    }
+  spawn_process_close_write_channel (r.proc);
+  wait_finished_ok (r.proc, WAIT_MS);
+  assert_exited (r.proc, &ev, 0);
+  g_test_message ("%d emissions of bytes-written", r.emissions);
+  g_assert_cmpint (r.max_depth, ==, 1);
+  g_assert_cmpuint (r.written, ==, 2 + 1024 * 1024);
+  g_assert_cmpuint (ev.written, ==, 2 + 1024 * 1024);
+  g_object_unref (r.proc);
+  events_clear (&ev);
+
+  for (round = 0; round < 2; round++)
+    {
+      memset (&r, 0, sizeof r);
+      r.got = g_byte_array_new ();
+      r.proc = helper_process ("cat", NULL);
+      events_watch (&ev, r.proc);
+      g_signal_connect (r.proc, "ready-read-stdout", G_CALLBACK (on_ready_wait_more), &r);
+      start_ok (r.proc);
+      g_assert_true (spawn_process_write (r.proc, "first\n", 6, &error));
+      g_assert_no_error (error);
+      /* From the main loop, then from a wait. */
+      if (round == 0)
+        g_assert_true (iterate_until (is_finished_or_waited, &r, WAIT_MS));
+      else
+        while (r.waits < 20)
+          {
+            g_assert_true (spawn_process_wait_for_ready_read (r.proc, WAIT_MS, &error));
+            g_assert_no_error (error);
+          }
+      spawn_process_close_write_channel (r.proc);
+      wait_finished_ok (r.proc, WAIT_MS);
+      assert_exited (r.proc, &ev, 0);
+      collect_channel (r.proc, SPAWN_PROCESS_STDOUT, r.got);
+      g_assert_cmpint (r.max_depth, ==, 1);
+      g_assert_cmpuint (r.got->len, ==, 6 + 20 * 5);
+      g_object_unref (r.proc);
+      g_byte_array_unref (r.got);
+      events_clear (&ev);
+    }
+}
+
+/* Which handler drops the last reference, and when. */
+typedef struct {
+  const char *signal;
+  int state;               /* state-changed: at this state */
+  const char *cmd;         /* the helper's command, or NULL: no such program */
+  const char *arg;
+  gboolean blocking;       /* wait_for_finished() rather than the main loop */
+  gboolean dropped;
+} DropCase;
+
+static void
+drop (SpawnProcess *proc, DropCase *dc)
+{
+  if (dc->dropped)
+    return;
+  dc->dropped = TRUE;
+  g_object_unref (proc);
+}
+
+static void
+drop_now (SpawnProcess *proc, gpointer data)
+{
+  drop (proc, data);
+}
+
+static void
+drop_on_state (SpawnProcess *proc, int state, gpointer data)
+{
+  DropCase *dc = data;
+
+  if (state == dc->state)
+    drop (proc, dc);
+}
+
+static void
+drop_on_error (SpawnProcess *proc, GError *error G_GNUC_UNUSED, gpointer data)
+{
+  drop (proc, data);
+}
+
+static void
+drop_on_finished (SpawnProcess *proc, int exit_code G_GNUC_UNUSED,
+                  int exit_status G_GNUC_UNUSED, gpointer info G_GNUC_UNUSED,
+                  gpointer data)
+{
+  drop (proc, data);
+}
+
+static void
+drop_on_written (SpawnProcess *proc, guint64 count G_GNUC_UNUSED, gpointer data)
+{
+  drop (proc, data);
+}
+
+static gboolean
+is_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static void
+run_drop_case (DropCase *dc)
+{
+  const char *missing[] = { "no-such-program-anywhere", NULL };
+  SpawnProcess *proc;
+  gpointer weak;
+  GCallback cb;
+
+  g_test_message ("dropping the last reference in %s%s%s", dc->signal,
+                  dc->blocking ? " from a wait" : "", dc->cmd ? "" : " (start fails)");
+  proc = dc->cmd ? helper_process (dc->cmd, dc->arg, NULL) : spawn_process_new (missing);
+  weak = proc;
+  g_object_add_weak_pointer (G_OBJECT (proc), &weak);
+  if (g_str_equal (dc->signal, "state-changed"))
+    cb = G_CALLBACK (drop_on_state);
+  else if (g_str_equal (dc->signal, "error-occurred"))
+    cb = G_CALLBACK (drop_on_error);
+  else if (g_str_equal (dc->signal, "finished"))
+    cb = G_CALLBACK (drop_on_finished);
+  else if (g_str_equal (dc->signal, "bytes-written"))
+    cb = G_CALLBACK (drop_on_written);
+  else
+    cb = G_CALLBACK (drop_now);
+  g_signal_connect (proc, dc->signal, cb, dc);
+  /* Our only reference is the handler's to drop: @proc may be gone after
+   * any call that emits. */
+  if (!spawn_process_start (proc, NULL))
+    g_assert_null (dc->cmd);
+  if (weak != NULL && g_str_equal (dc->signal, "bytes-written"))
+    g_assert_true (spawn_process_write (proc, "x\n", 2, NULL));
+  if (weak != NULL && dc->blocking)
+    spawn_process_wait_for_finished (proc, WAIT_MS, NULL);
+  if (weak != NULL)
+    g_assert_true (iterate_until (is_gone, &weak, WAIT_MS));
+  g_assert_true (dc->dropped);
+  g_assert_null (weak);
+}
+
+static void
+test_drop_in_handler (gconstpointer data)
+{
+  DropCase cases[] = {
+    { "state-changed", SPAWN_PROCESS_STARTING, "exit", "0", FALSE, FALSE },
+    { "state-changed", SPAWN_PROCESS_RUNNING, "exit", "0", FALSE, FALSE },
+    { "state-changed", SPAWN_PROCESS_NOT_RUNNING, "exit", "0", FALSE, FALSE },
+    { "state-changed", SPAWN_PROCESS_NOT_RUNNING, "exit", "0", TRUE, FALSE },
+    { "state-changed", SPAWN_PROCESS_NOT_RUNNING, NULL, NULL, FALSE, FALSE },
+    { "started", 0, "exit", "0", FALSE, FALSE },
+    { "error-occurred", 0, NULL, NULL, FALSE, FALSE },
+    { "error-occurred", 0, "kill", "9", FALSE, FALSE },
+    { "error-occurred", 0, "kill", "9", TRUE, FALSE },
+    { "ready-read-stdout", 0, "lines", "3", FALSE, FALSE },
+    { "ready-read-stdout", 0, "lines", "3", TRUE, FALSE },
+    { "ready-read-stderr", 0, "stderr", "text", FALSE, FALSE },
+    { "bytes-written", 0, "cat", NULL, FALSE, FALSE },
+    { "finished", 0, "exit", "0", FALSE, FALSE },
+    { "finished", 0, "exit", "0", TRUE, FALSE },
+  };
+  guint i;
+
+  g_test_summary ("a handler of any signal may drop the last reference to "
+                  "the process, from start(), write(), a wait or the main "
+                  "loop: no use after free (run with MALLOC_PERTURB_ so that "
+                  "one shows)");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  /* What MALLOC_PERTURB_=165 does, for this subprocess only (GLib 2.74
+   * has no g_test_trap_subprocess_with_envp(), and setenv() in a process
+   * with threads is unsafe): freed memory is overwritten, so a use after
+   * free reads garbage instead of what was there. */
+  if (mallopt (M_PERTURB, 165) != 1)
+    g_test_message ("mallopt (M_PERTURB) refused: another allocator (ASan's "
+                    "poisons freed memory itself)");
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    run_drop_case (&cases[i]);
+  testutil_assert_no_children ();
+}
+
+typedef struct {
+  gint done;               /* workers that have ended */
+  gint bad;                /* executions that went wrong */
+} ExecuteRun;
+
+static gpointer
+execute_worker (gpointer data)
+{
+  const char *argv[] = { testutil_helper, "lines", "50", NULL };
+  g_autofree char *want = NULL;
+  ExecuteRun *run = data;
+  GString *str = g_string_new (NULL);
+  int i, l;
+
+  for (l = 0; l < 50; l++)
+    g_string_append_printf (str, "line %d\n", l);
+  g_string_append (str, "end");
+  want = g_string_free (str, FALSE);
+  /* No thread-default context pushed: the global default one is ours too,
+   * and the main thread runs it meanwhile. */
+  for (i = 0; i < 50; i++)
+    {
+      GBytes *out = NULL, *err = NULL;
+      GError *error = NULL;
+      SpawnExitInfo info;
+
+      if (!spawn_process_execute (argv, WAIT_MS, &out, &err, &info, &error) ||
+          info.kind != SPAWN_EXIT_EXITED || info.status != 0 ||
+          g_bytes_get_size (out) != strlen (want) ||
+          memcmp (g_bytes_get_data (out, NULL), want, strlen (want)) != 0 ||
+          g_bytes_get_size (err) != 0)
+        {
+          g_test_message ("execute %d: %s", i, error ? error->message : "wrong result");
+          g_atomic_int_inc (&run->bad);
+        }
+      g_clear_error (&error);
+      g_clear_pointer (&out, g_bytes_unref);
+      g_clear_pointer (&err, g_bytes_unref);
+    }
+  g_atomic_int_inc (&run->done);
+  g_main_context_wakeup (NULL);
+  return NULL;
+}
+
+static gboolean
+workers_done (gpointer data)
+{
+  ExecuteRun *run = data;
+
+  return g_atomic_int_get (&run->done) == 4;
+}
+
+static void
+test_execute_threads (gconstpointer data)
+{
+  ExecuteRun run = { 0, 0 };
+  GThread *threads[4];
+  int i;
+
+  g_test_summary ("execute() from 4 threads that pushed no context, while "
+                  "the main thread runs the global default context: no other "
+                  "thread's loop dispatches the process execute() waits for "
+                  "(no crash), and every output is right");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  for (i = 0; i < 4; i++)
+    threads[i] = g_thread_new ("execute", execute_worker, &run);
+  g_assert_true (iterate_until (workers_done, &run, 600000));
+  for (i = 0; i < 4; i++)
+    g_thread_join (threads[i]);
+  g_assert_cmpint (run.bad, ==, 0);
+  testutil_assert_no_children ();
+}
+
+typedef struct {
+  SpawnProcess *proc;
+  Events *ev;
+  gboolean waited;
+  GError *error;
+} ForeignWait;
+
+static gpointer
+foreign_wait_worker (gpointer data)
+{
+  ForeignWait *fw = data;
+
+  /* No context pushed: the process is watched from the global default
+   * context, which the main thread owns. */
+  fw->proc = helper_process ("exit", "6", NULL);
+  events_watch (fw->ev, fw->proc);
+  start_ok (fw->proc);
+  fw->waited = spawn_process_wait_for_finished (fw->proc, WAIT_MS, &fw->error);
+  return NULL;
+}
+
+static void
+test_wait_foreign_context (gconstpointer data)
+{
+  ForeignWait fw = { NULL, NULL, FALSE, NULL };
+  GMainContext *ctx = g_main_context_default ();
+  Events ev;
+
+  g_test_summary ("a blocking wait on a process whose context another thread "
+                  "owns (runs) fails with WRONG_THREAD instead of racing that "
+                  "thread's dispatch; the owner then sees it finish");
+  if (!testutil_use_backend (data))
+    return;
+  fw.ev = &ev;
+  /* Owned by us, as a thread running the loop owns it. */
+  g_assert_true (g_main_context_acquire (ctx));
+  g_thread_join (g_thread_new ("foreign-wait", foreign_wait_worker, &fw));
+  g_main_context_release (ctx);
+  g_assert_false (fw.waited);
+  g_assert_error (fw.error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRONG_THREAD);
+  g_clear_error (&fw.error);
+  g_assert_cmpint (ev.finished, ==, 0);
+  run_until_finished (&ev);
+  assert_exited (fw.proc, &ev, 6);
+  g_assert_true (ev.finished_thread == g_thread_self ());
+  g_object_unref (fw.proc);
+  events_clear (&ev);
+}
+
+/* Restart @proc as "exit 5" from a handler, once. */
+typedef struct {
+  GString *log;            /* "started", "finished:CODE" */
+  int restarts;
+  const char *cmd;         /* the second run's helper command */
+  const char *arg;
+} Restart;
+
+static void
+restart_now (SpawnProcess *proc, Restart *r)
+{
+  const char *argv[] = { testutil_helper, r->cmd, r->arg, NULL };
+
+  if (r->restarts++ > 0)
+    return;
+  spawn_process_set_argv (proc, argv);
+  start_ok (proc);
+}
+
+static void
+restart_on_state (SpawnProcess *proc, int state, gpointer data)
+{
+  if (state == SPAWN_PROCESS_NOT_RUNNING)
+    restart_now (proc, data);
+}
+
+static void
+restart_on_error (SpawnProcess *proc, GError *error, gpointer data)
+{
+  if (error->code == SPAWN_PROCESS_ERROR_CRASHED)
+    restart_now (proc, data);
+}
+
+static void
+restart_on_finished (SpawnProcess *proc, int exit_code G_GNUC_UNUSED,
+                     int exit_status G_GNUC_UNUSED, gpointer info G_GNUC_UNUSED,
+                     gpointer data)
+{
+  restart_now (proc, data);
+}
+
+static void
+log_run_started (SpawnProcess *proc G_GNUC_UNUSED, gpointer data)
+{
+  Restart *r = data;
+
+  g_string_append (r->log, " started");
+}
+
+static void
+log_run_finished (SpawnProcess *proc, int exit_code, int exit_status G_GNUC_UNUSED,
+                  gpointer info, gpointer data)
+{
+  Restart *r = data;
+
+  g_assert_cmpint (exit_code, ==, ((const SpawnExitInfo *) info)->status);
+  g_assert_cmpint (spawn_process_get_exit_code (proc), ==, exit_code);
+  g_string_append_printf (r->log, " finished:%d", exit_code);
+}
+
+static gboolean
+logged_two_runs (gpointer data)
+{
+  Restart *r = data;
+
+  return g_str_has_suffix (r->log->str, "finished:5");
+}
+
+static void
+test_restart_in_handler (gconstpointer data)
+{
+  static const struct {
+    const char *signal;
+    GCallback restart;
+    const char *cmd, *arg;
+    const char *want;
+  } cases[] = {
+    { "state-changed", G_CALLBACK (restart_on_state), "exit", "3",
+      " started finished:3 started finished:5" },
+    { "error-occurred", G_CALLBACK (restart_on_error), "kill", "9",
+      " started finished:9 started finished:5" },
+    { "finished", G_CALLBACK (restart_on_finished), "exit", "3",
+      " started finished:3 started finished:5" },
+  };
+  GError *error = NULL;
+  guint c;
+  int round;
+
+  g_test_summary ("a handler that starts the process again (from "
+                  "state-changed, error-occurred or finished): the old run's "
+                  "\"finished\" comes first, with the old run's values, and a "
+                  "pending wait_for_finished() returns for the old run");
+  if (!testutil_use_backend (data))
+    return;
+  for (c = 0; c < G_N_ELEMENTS (cases); c++)
+    for (round = 0; round < 2; round++)
+      {
+        Restart r = { g_string_new (NULL), 0, "exit", "5" };
+        SpawnProcess *proc = helper_process (cases[c].cmd, cases[c].arg, NULL);
+
+        g_test_message ("restart from %s, %s", cases[c].signal,
+                        round ? "wait_for_finished()" : "main loop");
+        g_signal_connect (proc, "started", G_CALLBACK (log_run_started), &r);
+        g_signal_connect (proc, "finished", G_CALLBACK (log_run_finished), &r);
+        g_signal_connect (proc, cases[c].signal, cases[c].restart, &r);
+        start_ok (proc);
+        if (round == 1)
+          {
+            /* Returns for the first run; the second is still to wait for. */
+            g_assert_true (spawn_process_wait_for_finished (proc, WAIT_MS, &error));
+            g_assert_no_error (error);
+            g_assert_cmpint (r.restarts, ==, 1);
+            wait_finished_ok (proc, WAIT_MS);
+          }
+        else
+          g_assert_true (iterate_until (logged_two_runs, &r, WAIT_MS));
+        g_assert_cmpstr (r.log->str, ==, cases[c].want);
+        g_assert_cmpint (spawn_process_get_exit_code (proc), ==, 5);
+        g_object_unref (proc);
+        g_string_free (r.log, TRUE);
+      }
+
+  /* A wait pending when "finished" starts a long run returns at once. */
+  {
+    Restart r = { g_string_new (NULL), 0, "sleep", "100000" };
+    SpawnProcess *proc = helper_process ("exit", "3", NULL);
+
+    g_signal_connect (proc, "started", G_CALLBACK (log_run_started), &r);
+    g_signal_connect (proc, "finished", G_CALLBACK (log_run_finished), &r);
+    g_signal_connect (proc, "finished", G_CALLBACK (restart_on_finished), &r);
+    start_ok (proc);
+    g_assert_true (spawn_process_wait_for_finished (proc, WAIT_MS, &error));
+    g_assert_no_error (error);
+    g_assert_cmpstr (r.log->str, ==, " started finished:3 started");
+    g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
+    g_assert_true (spawn_process_kill (proc, &error));
+    g_assert_no_error (error);
+    wait_finished_ok (proc, WAIT_MS);
+    g_assert_cmpstr (r.log->str, ==, " started finished:3 started finished:9");
+    g_object_unref (proc);
+    g_string_free (r.log, TRUE);
+  }
+}
+
+/* Field @field (1-based, as in proc(5)) of /proc/PID/stat, from the
+ * state on (field 3): comm may hold anything, so from the last ')'. */
+static long
+stat_field (GPid pid, int field)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *stat = NULL;
+  g_auto (GStrv) fields = NULL;
+  char *paren;
+
+  g_assert_true (g_file_get_contents (path, &stat, NULL, NULL));
+  paren = strrchr (stat, ')');
+  g_assert_nonnull (paren);
+  fields = g_strsplit (paren + 2, " ", -1);
+  g_assert_cmpuint (g_strv_length (fields), >, (guint) field - 3);
+  return strtol (fields[field - 3], NULL, 10);
+}
+
+static void
+test_start_detached_session (gconstpointer data)
+{
+  const char *missing[] = { "no-such-program-anywhere", NULL };
+  GError *error = NULL;
+  SpawnProcess *proc;
+  GPid pid = 0;
+  Events ev;
+
+  g_test_summary ("start_detached() puts the program in a session and "
+                  "process group of its own (a Ctrl-C for ours does not reach "
+                  "it), and a failure emits error-occurred FAILED_TO_START as "
+                  "QProcess 6 does");
+  if (!testutil_use_backend (data))
+    return;
+  proc = helper_process ("sleep", "100000", NULL);
+  events_watch (&ev, proc);
+  g_assert_true (spawn_process_start_detached (proc, &pid, &error));
+  g_assert_no_error (error);
+  assert_runs_helper (pid);
+  g_test_message ("ours: pgid %d sid %d; detached: pgid %ld sid %ld",
+                  (int) getpgrp (), (int) getsid (0), stat_field (pid, 5), stat_field (pid, 6));
+  g_assert_cmpint (stat_field (pid, 5), !=, getpgrp ());
+  g_assert_cmpint (stat_field (pid, 6), !=, getsid (0));
+  /* Its own leader: the session and the group are its PID. */
+  g_assert_cmpint (stat_field (pid, 6), ==, pid);
+  g_assert_cmpint (stat_field (pid, 5), ==, pid);
+  g_assert_no_errno (kill (pid, SIGKILL));
+  assert_ended (pid, TRUE);
+  g_assert_cmpstr (ev.log->str, ==, "");
+  g_object_unref (proc);
+  events_clear (&ev);
+
+  proc = spawn_process_new (missing);
+  events_watch (&ev, proc);
+  g_assert_false (spawn_process_start_detached (proc, &pid, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_clear_error (&error);
+  g_assert_cmpstr (ev.log->str, ==, "error:failed-to-start");
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+  g_assert_cmpuint (ev.states->len, ==, 0);
+  g_object_unref (proc);
+  events_clear (&ev);
+  testutil_assert_no_children ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2207,6 +3110,19 @@ main (int argc, char **argv)
     { "bad-file", test_bad_file },
     { "execute", test_execute },
     { "cpu-times", test_cpu_times },
+    { "wait-zero", test_wait_zero },
+    { "wait-one-thing", test_wait_one_thing },
+    { "poll-fails", test_poll_fails },
+    { "kill-timeout-late", test_kill_timeout_late },
+    { "signal-exited", test_signal_exited },
+    { "environment-duplicate", test_environment_duplicate },
+    { "empty-buffers", test_empty_buffers },
+    { "no-recursive-emission", test_no_recursive_emission },
+    { "drop-in-handler", test_drop_in_handler },
+    { "execute-threads", test_execute_threads },
+    { "wait-foreign-context", test_wait_foreign_context },
+    { "restart-in-handler", test_restart_in_handler },
+    { "start-detached-session", test_start_detached_session },
   };
 
   testutil_init (&argc, &argv);

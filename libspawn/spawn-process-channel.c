@@ -1,0 +1,411 @@
+/* spawn-process-channel.c - a SpawnProcess's pipes and their buffers
+ *
+ * Our ends of the child's stdin, stdout and stderr pipes and the buffer
+ * behind each: writing what spawn_process_write() buffered as far as the
+ * pipe takes it (without SIGPIPE), reading what the child wrote in bounded
+ * rounds, and the public calls that read lines or bytes from the buffers
+ * and put bytes into stdin's.  The source and the waits call in here when
+ * a descriptor is ready; the signals these reads and writes cause are
+ * emitted from spawn-process.c.
+ */
+#include "spawn-process-private.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#define READ_CHUNK 65536
+/* Reads per channel and dispatch, so one chatty child cannot starve the
+ * rest of the main context. */
+#define READS_PER_DISPATCH 16
+/* After the end: whatever is left, but not for ever if a grandchild keeps
+ * the pipe open and writing. */
+#define READS_AFTER_END 1024
+
+/* Buffers */
+
+/* Where the pending bytes start.  A GByteArray that never held a byte
+ * has no storage at all: NULL, which memchr() and friends must not get
+ * even with a length of 0, and on which no offset may be added. */
+static const guint8 *
+pending_data (const Channel *c)
+{
+  static const guint8 nothing[1];
+
+  return c->data->data != NULL ? c->data->data + c->pos : nothing;
+}
+
+static void
+consume (Channel *c, gsize n)
+{
+  c->pos += n;
+  if (c->pos == c->data->len)
+    {
+      g_byte_array_set_size (c->data, 0);
+      c->pos = 0;
+    }
+  else if (c->pos > READ_CHUNK && c->pos > c->data->len / 2)
+    {
+      /* Compact now and then, not per consume: keeps lines O(n). */
+      g_byte_array_remove_range (c->data, 0, c->pos);
+      c->pos = 0;
+    }
+}
+
+void
+_spawn_process_reset_channel (Channel *c)
+{
+  g_byte_array_set_size (c->data, 0);
+  c->pos = 0;
+  c->eof = FALSE;
+}
+
+void
+_spawn_process_close_channel (SpawnProcess *self, SpawnProcessChannel i)
+{
+  Channel *c = &self->channels[i];
+
+  if (c->tag != NULL)
+    {
+      g_source_remove_unix_fd (self->source, c->tag);
+      c->tag = NULL;
+    }
+  if (c->fd >= 0)
+    {
+      close (c->fd);
+      c->fd = -1;
+    }
+}
+
+/* Input */
+
+/* write(2) that cannot raise SIGPIPE, without touching the process-wide
+ * disposition: block SIGPIPE in this thread, and if the write raised it
+ * (it is sent to the writing thread), take it off the pending set before
+ * unblocking.  A SIGPIPE already pending before we started is left alone. */
+static ssize_t
+write_no_sigpipe (int fd, const void *buf, size_t len)
+{
+  static const struct timespec zero = { 0, 0 };
+  sigset_t pipe_set, old, waiting;
+  gboolean was_pending;
+  ssize_t n;
+  int saved;
+
+  sigemptyset (&pipe_set);
+  sigaddset (&pipe_set, SIGPIPE);
+  pthread_sigmask (SIG_BLOCK, &pipe_set, &old);
+  sigpending (&waiting);
+  was_pending = sigismember (&waiting, SIGPIPE);
+  do
+    n = write (fd, buf, len);
+  while (n < 0 && errno == EINTR);
+  saved = errno;
+  if (n < 0 && saved == EPIPE && !was_pending)
+    while (sigtimedwait (&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+      ;
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  errno = saved;
+  return n;
+}
+
+static void
+watch_stdin (SpawnProcess *self)
+{
+  Channel *c = &self->channels[SPAWN_PROCESS_STDIN];
+
+  if (c->fd < 0 || self->source == NULL)
+    return;
+  if (_spawn_process_pending (c) > 0 && c->tag == NULL)
+    c->tag = g_source_add_unix_fd (self->source, c->fd, G_IO_OUT);
+  else if (_spawn_process_pending (c) == 0 && c->tag != NULL)
+    {
+      /* Nothing to say: a closed reader would keep POLLERR raised. */
+      g_source_remove_unix_fd (self->source, c->tag);
+      c->tag = NULL;
+    }
+}
+
+/* Writes what is buffered for stdin, as far as the pipe takes it.  Returns
+ * FALSE if the write failed (reported through "error-occurred"). */
+gboolean
+_spawn_process_flush_stdin (SpawnProcess *self)
+{
+  Channel *c = &self->channels[SPAWN_PROCESS_STDIN];
+  guint64 written = 0;
+  gboolean ok = TRUE;
+
+  while (c->fd >= 0 && _spawn_process_pending (c) > 0)
+    {
+      ssize_t n = write_no_sigpipe (c->fd, pending_data (c), _spawn_process_pending (c));
+
+      if (n < 0 && errno == EAGAIN)
+        break;
+      if (n < 0)
+        {
+          int errsv = errno;
+
+          g_byte_array_set_size (c->data, 0);
+          c->pos = 0;
+          _spawn_process_close_channel (self, SPAWN_PROCESS_STDIN);
+          _spawn_process_emit_error (self, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                                     "Cannot write to process %d: %s",
+                                     (int) spawn_child_get_pid (self->child),
+                                     g_strerror (errsv));
+          ok = FALSE;
+          break;
+        }
+      consume (c, n);
+      written += n;
+    }
+  if (c->fd >= 0 && _spawn_process_pending (c) == 0 && self->close_write_requested)
+    _spawn_process_close_channel (self, SPAWN_PROCESS_STDIN);
+  watch_stdin (self);
+  if (written > 0)
+    {
+      self->write_count++;
+      _spawn_process_emit_bytes_written (self, written);
+    }
+  return ok;
+}
+
+/* Output */
+
+/* Reads what the pipe holds (up to a bound unless @drain).  Returns TRUE
+ * if new data arrived. */
+gboolean
+_spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean drain)
+{
+  Channel *c = &self->channels[i];
+  gboolean got = FALSE;
+  int rounds;
+
+  for (rounds = 0; c->fd >= 0 && rounds < (drain ? READS_AFTER_END : READS_PER_DISPATCH);
+       rounds++)
+    {
+      guint len = c->data->len;
+      ssize_t n;
+
+      g_byte_array_set_size (c->data, len + READ_CHUNK);
+      do
+        n = read (c->fd, c->data->data + len, READ_CHUNK);
+      while (n < 0 && errno == EINTR);
+      g_byte_array_set_size (c->data, len + MAX (n, 0));
+      if (n > 0)
+        {
+          got = TRUE;
+          continue;
+        }
+      if (n < 0 && errno == EAGAIN)
+        break;
+      if (n < 0)
+        {
+          int errsv = errno;
+
+          _spawn_process_close_channel (self, i);
+          _spawn_process_emit_error (self, SPAWN_PROCESS_ERROR_READ_ERROR,
+                                     "Cannot read from process %d: %s",
+                                     (int) spawn_child_get_pid (self->child),
+                                     g_strerror (errsv));
+          break;
+        }
+      c->eof = TRUE;
+      _spawn_process_close_channel (self, i);
+    }
+  if (got)
+    self->read_count++;
+  return got;
+}
+
+/* Reading */
+
+static Channel *
+output_channel (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  g_return_val_if_fail (channel == SPAWN_PROCESS_STDOUT || channel == SPAWN_PROCESS_STDERR,
+                        NULL);
+  return &self->channels[channel];
+}
+
+/**
+ * spawn_process_get_bytes_available:
+ * @self: a process
+ * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
+ *
+ * Returns: how many bytes of @channel are buffered
+ */
+gsize
+spawn_process_get_bytes_available (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  Channel *c = output_channel (self, channel);
+
+  return c != NULL ? _spawn_process_pending (c) : 0;
+}
+
+/**
+ * spawn_process_read_all:
+ * @self: a process
+ * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
+ *
+ * Takes everything buffered for @channel.
+ *
+ * Returns: (transfer full): the bytes, maybe none
+ */
+GBytes *
+spawn_process_read_all (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  Channel *c = output_channel (self, channel);
+  GBytes *bytes;
+
+  if (c == NULL)
+    return NULL;
+  bytes = g_bytes_new (pending_data (c), _spawn_process_pending (c));
+  g_byte_array_set_size (c->data, 0);
+  c->pos = 0;
+  return bytes;
+}
+
+static const guint8 *
+find_newline (Channel *c)
+{
+  return memchr (pending_data (c), '\n', _spawn_process_pending (c));
+}
+
+/**
+ * spawn_process_can_read_line:
+ * @self: a process
+ * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
+ *
+ * Returns: %TRUE if spawn_process_read_line() would return a line
+ */
+gboolean
+spawn_process_can_read_line (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  Channel *c = output_channel (self, channel);
+
+  if (c == NULL)
+    return FALSE;
+  return find_newline (c) != NULL || (c->eof && _spawn_process_pending (c) > 0);
+}
+
+/**
+ * spawn_process_read_line:
+ * @self: a process
+ * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
+ *
+ * Takes one line from the buffer of @channel, without its newline.  Once
+ * the process has closed @channel, a last line without a newline is
+ * returned too.  This is for text: a line holding a NUL byte reads as
+ * cut there; use spawn_process_read_all() for binary output.
+ *
+ * Returns: (transfer full) (nullable): the line, or %NULL if no whole line
+ *   is buffered
+ */
+char *
+spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  Channel *c = output_channel (self, channel);
+  const guint8 *nl;
+  const char *start;
+  gsize len;
+  char *line;
+
+  if (c == NULL)
+    return NULL;
+  start = (const char *) pending_data (c);
+  nl = find_newline (c);
+  if (nl != NULL)
+    len = (const char *) nl - start;
+  else if (c->eof && _spawn_process_pending (c) > 0)
+    len = _spawn_process_pending (c);
+  else
+    return NULL;
+  line = g_strndup (start, len);
+  consume (c, MIN (len + 1, _spawn_process_pending (c)));
+  return line;
+}
+
+/* Writing */
+
+/**
+ * spawn_process_write:
+ * @self: a running process
+ * @data: (array length=len): bytes for its stdin
+ * @len: how many
+ * @error: return location for a #GError
+ *
+ * Buffers @data for the process's stdin pipe and writes what the pipe
+ * takes now; the rest goes from the main context or the blocking helpers.
+ * Never raises SIGPIPE: a process that closed its stdin gives
+ * %SPAWN_PROCESS_ERROR_WRITE_ERROR, also through
+ * #SpawnProcess::error-occurred.
+ *
+ * Returns: %TRUE if buffered; %FALSE with %SPAWN_PROCESS_ERROR_NOT_RUNNING,
+ *   or %SPAWN_PROCESS_ERROR_WRITE_ERROR if stdin is not a pipe, was closed,
+ *   or the write failed
+ */
+gboolean
+spawn_process_write (SpawnProcess *self, const void *data, gsize len, GError **error)
+{
+  Channel *c;
+
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  c = &self->channels[SPAWN_PROCESS_STDIN];
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING,
+                                "The process is not running");
+  if (c->fd < 0 || self->close_write_requested)
+    return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                                "The write channel is closed");
+  if (len > 0)
+    g_byte_array_append (c->data, data, len);
+  g_object_ref (self);
+  if (!_spawn_process_flush_stdin (self))
+    {
+      g_object_unref (self);
+      return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                                  "The process closed its stdin");
+    }
+  g_object_unref (self);
+  return TRUE;
+}
+
+/**
+ * spawn_process_get_bytes_to_write:
+ * @self: a process
+ *
+ * Returns: how many bytes written with spawn_process_write() still wait
+ *   for the pipe
+ */
+gsize
+spawn_process_get_bytes_to_write (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), 0);
+  return _spawn_process_pending (&self->channels[SPAWN_PROCESS_STDIN]);
+}
+
+/**
+ * spawn_process_close_write_channel:
+ * @self: a process
+ *
+ * Closes the process's stdin once everything buffered has been written,
+ * so that it sees end of file.
+ */
+void
+spawn_process_close_write_channel (SpawnProcess *self)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+
+  self->close_write_requested = TRUE;
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return;
+  g_object_ref (self);
+  _spawn_process_flush_stdin (self);
+  g_object_unref (self);
+}

@@ -1,0 +1,178 @@
+/* spawn-process-launch.c - from a SpawnProcess's configuration to a child
+ *
+ * What the child gets at start: a pipe, a file, /dev/null, ours or stdout
+ * again for each of its stdin, stdout and stderr (the channel modes); the
+ * environment (ours or the one set, with setenv/unsetenv on top); and, for
+ * start_detached(), a session of its own.  It reads the configuration and
+ * opens what the child gets (setting our ends of its pipes in the
+ * channels); it neither watches the process nor emits anything.
+ */
+#include "spawn-process-private.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+typedef struct {
+  int child_fds[3];        /* what the child gets, or -1 */
+  GSpawnFlags flags;
+} Plumbing;
+
+static int
+open_file (SpawnProcess *self, SpawnProcessChannel i, GError **error)
+{
+  int flags = i == SPAWN_PROCESS_STDIN
+    ? O_RDONLY
+    : O_WRONLY | O_CREAT | (self->appends[i] ? O_APPEND : O_TRUNC);
+  int fd;
+
+  if (self->files[i] == NULL)
+    {
+      g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                   "No file set for channel %d", (int) i);
+      return -1;
+    }
+  fd = open (self->files[i], flags | O_CLOEXEC, 0666);
+  if (fd < 0)
+    {
+      g_propagate_error (error, _spawn_error_new (errno, "Cannot open “%s”",
+                                                  self->files[i]));
+      return -1;
+    }
+  return _spawn_fd_above_stdio (fd);
+}
+
+/* Opens pipes and files for the child.  With @detached, pipes are
+ * forwarded instead (there is nobody to read them). */
+static gboolean
+plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error)
+{
+  int i;
+
+  p->flags = G_SPAWN_SEARCH_PATH;
+  for (i = 0; i < 3; i++)
+    p->child_fds[i] = -1;
+  for (i = 0; i < 3; i++)
+    {
+      SpawnChannelMode mode = self->modes[i];
+      Channel *c = &self->channels[i];
+      int pair[2];
+
+      if (mode == SPAWN_CHANNEL_PIPE && detached)
+        mode = SPAWN_CHANNEL_FORWARD;
+      switch (mode)
+        {
+        case SPAWN_CHANNEL_PIPE:
+          if (pipe2 (pair, O_CLOEXEC) < 0)
+            {
+              g_propagate_error (error, _spawn_error_new (errno, "Cannot create a pipe"));
+              return FALSE;
+            }
+          pair[0] = _spawn_fd_above_stdio (pair[0]);
+          pair[1] = _spawn_fd_above_stdio (pair[1]);
+          c->fd = pair[i == SPAWN_PROCESS_STDIN ? 1 : 0];
+          p->child_fds[i] = pair[i == SPAWN_PROCESS_STDIN ? 0 : 1];
+          fcntl (c->fd, F_SETFL, O_NONBLOCK);
+          break;
+        case SPAWN_CHANNEL_MERGE:
+          /* Only stderr can be merged (set_channel_mode checks). */
+          if (p->flags & G_SPAWN_STDOUT_TO_DEV_NULL)
+            {
+              p->flags |= G_SPAWN_STDERR_TO_DEV_NULL;
+              break;
+            }
+          p->child_fds[i] = fcntl (p->child_fds[SPAWN_PROCESS_STDOUT] >= 0
+                                     ? p->child_fds[SPAWN_PROCESS_STDOUT] : STDOUT_FILENO,
+                                   F_DUPFD_CLOEXEC, 3);
+          if (p->child_fds[i] < 0)
+            {
+              g_propagate_error (error, _spawn_error_new (errno, "Cannot merge stderr"));
+              return FALSE;
+            }
+          break;
+        case SPAWN_CHANNEL_FORWARD:
+          if (i == SPAWN_PROCESS_STDIN)
+            p->flags |= G_SPAWN_CHILD_INHERITS_STDIN;
+          break;
+        case SPAWN_CHANNEL_DISCARD:
+          p->flags |= i == SPAWN_PROCESS_STDIN ? G_SPAWN_STDIN_FROM_DEV_NULL
+                    : i == SPAWN_PROCESS_STDOUT ? G_SPAWN_STDOUT_TO_DEV_NULL
+                    : G_SPAWN_STDERR_TO_DEV_NULL;
+          break;
+        case SPAWN_CHANNEL_FILE:
+        default:
+          p->child_fds[i] = open_file (self, i, error);
+          if (p->child_fds[i] < 0)
+            return FALSE;
+          break;
+        }
+    }
+  return TRUE;
+}
+
+static void
+close_child_fds (Plumbing *p)
+{
+  int i;
+
+  for (i = 0; i < 3; i++)
+    if (p->child_fds[i] >= 0)
+      close (p->child_fds[i]);
+}
+
+static char **
+build_environment (SpawnProcess *self)
+{
+  GHashTableIter iter;
+  gpointer name, value;
+  char **env;
+
+  if (self->environment == NULL && g_hash_table_size (self->env_changes) == 0)
+    return NULL;
+  env = self->environment ? g_strdupv (self->environment) : g_get_environ ();
+  g_hash_table_iter_init (&iter, self->env_changes);
+  while (g_hash_table_iter_next (&iter, &name, &value))
+    env = value != NULL ? g_environ_setenv (env, name, value, TRUE)
+                        : g_environ_unsetenv (env, name);
+  return env;
+}
+
+/* In the child between clone and exec (setsid() is async-signal-safe,
+ * signal-safety(7)): a detached program gets a session and process group
+ * of its own, so a terminal's Ctrl-C or hangup for ours does not reach
+ * it.  It cannot fail here: a fresh child is never a group leader. */
+static void
+detach_in_child (gpointer data G_GNUC_UNUSED)
+{
+  setsid ();
+}
+
+/* spawn_async_fd() with the configuration; NULL and @error on failure,
+ * with nothing left open. */
+SpawnChild *
+_spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
+{
+  g_auto (GStrv) env = NULL;
+  SpawnChild *child = NULL;
+  Plumbing p;
+
+  if (plumb (self, detached, &p, error))
+    {
+      env = build_environment (self);
+      child = spawn_async_fd (self->working_directory,
+                              (const char * const *) self->argv,
+                              (const char * const *) env, p.flags,
+                              detached ? detach_in_child : NULL, NULL,
+                              p.child_fds[0], p.child_fds[1], p.child_fds[2],
+                              NULL, NULL, 0, NULL, NULL, NULL, error);
+    }
+  close_child_fds (&p);
+  if (child == NULL)
+    {
+      int i;
+
+      for (i = 0; i < 3; i++)
+        _spawn_process_close_channel (self, i);
+    }
+  return child;
+}

@@ -1,0 +1,305 @@
+/* spawn-process-wait.c - SpawnProcess without a main loop
+ *
+ * The blocking helpers: spawn_process_wait_for_*() poll the process's
+ * descriptors themselves and hand what poll() says to the same
+ * _spawn_process_events() the source dispatches, so the same signals are
+ * emitted in the same order; they own the main context the process is
+ * watched from meanwhile.  spawn_process_execute() is a whole run on top
+ * of them, from a private context.
+ */
+#include "spawn-process-private.h"
+
+#include <errno.h>
+#include <poll.h>
+
+/* Waiting without a main loop */
+
+static int
+poll_timeout (SpawnProcess *self, gint64 deadline)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint64 until = deadline;
+
+  if (self->kill_deadline > 0 && (until < 0 || self->kill_deadline < until))
+    until = self->kill_deadline;
+  if (self->next_recheck > 0 && (until < 0 || self->next_recheck < until))
+    until = self->next_recheck;
+  if (until < 0)
+    return -1;
+  /* Round up: waking a little late beats spinning a little early. */
+  return until <= now ? 0 : (int) MIN ((until - now + 999) / 1000, G_MAXINT);
+}
+
+static gboolean
+wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
+{
+  gint64 deadline = timeout_ms < 0 ? -1 : g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  guint64 reads = self->read_count, writes = self->write_count;
+  guint run = self->run;
+  gboolean ok = FALSE, polled = FALSE;
+  GMainContext *context = NULL;
+
+  /* While we block, no other thread may dispatch this object from the
+   * context its source is attached to: own that context meanwhile (its
+   * other users wait), and refuse if another thread owns it, which is
+   * running it now.  Acquiring is recursive, so a wait from a handler
+   * that context dispatched is fine. */
+  if (self->source != NULL)
+    {
+      context = g_main_context_ref (g_source_get_context (self->source));
+      if (!g_main_context_acquire (context))
+        {
+          g_main_context_unref (context);
+          return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRONG_THREAD,
+                                      "Another thread runs the main context "
+                                      "this process is watched from");
+        }
+    }
+  g_object_ref (self);
+  for (;;)
+    {
+      struct pollfd pfd[4];
+      GIOCondition revents[4] = { 0, 0, 0, 0 };
+      int slot[4];
+      int n = 0, i;
+
+      if ((what == WAIT_READY_READ && self->read_count != reads) ||
+          (what == WAIT_BYTES_WRITTEN && self->write_count != writes))
+        {
+          ok = TRUE;
+          break;
+        }
+      /* Our run's "finished" was emitted: a handler may have started the
+       * next run since, which is not what we wait for (QProcess returns
+       * once finished was emitted). */
+      if (what == WAIT_FINISHED && self->finished_run == run)
+        {
+          ok = TRUE;
+          break;
+        }
+      if (self->run != run || self->state != SPAWN_PROCESS_RUNNING)
+        {
+          _spawn_process_fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING,
+                               "The process is not running");
+          break;
+        }
+      if (what == WAIT_BYTES_WRITTEN &&
+          _spawn_process_pending (&self->channels[SPAWN_PROCESS_STDIN]) == 0)
+        {
+          _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "Nothing to write");
+          break;
+        }
+      /* Only after one poll at least: with a timeout of 0 the caller
+       * asks "anything now?", and a loop of such calls must get there. */
+      if (polled && deadline >= 0 && g_get_monotonic_time () >= deadline)
+        {
+          _spawn_process_fail (error, SPAWN_PROCESS_ERROR_TIMED_OUT,
+                               "Timed out waiting for the process");
+          break;
+        }
+
+      for (i = 0; i < 3; i++)
+        {
+          Channel *c = &self->channels[i];
+
+          if (c->fd < 0 || (i == SPAWN_PROCESS_STDIN && _spawn_process_pending (c) == 0))
+            continue;
+          pfd[n].fd = c->fd;
+          pfd[n].events = i == SPAWN_PROCESS_STDIN ? POLLOUT : POLLIN;
+          slot[n++] = i;
+        }
+      pfd[n].fd = spawn_child_get_fd (self->child);
+      pfd[n].events = POLLIN;
+      slot[n++] = CHILD_SLOT;
+      if (poll (pfd, n, poll_timeout (self, deadline)) < 0 && errno != EINTR)
+        {
+          int errsv = errno;
+
+          /* EINVAL (RLIMIT_NOFILE below our fd count) or ENOMEM: the wait
+           * failed, the process did not; it is still ours to wait for. */
+          g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_READ_ERROR,
+                       "Cannot poll the descriptors of process %d: %s",
+                       (int) spawn_child_get_pid (self->child), g_strerror (errsv));
+          break;
+        }
+      polled = TRUE;
+      for (i = 0; i < n; i++)
+        revents[slot[i]] = pfd[i].revents;
+      _spawn_process_events (self, revents, what);
+    }
+  g_object_unref (self);
+  if (context != NULL)
+    {
+      g_main_context_release (context);
+      g_main_context_unref (context);
+    }
+  return ok;
+}
+
+/**
+ * spawn_process_wait_for_started:
+ * @self: a process
+ * @timeout_ms: ignored: spawn_process_start() returns started or failed
+ * @error: return location for a #GError
+ *
+ * For code written against QProcess::waitForStarted().
+ *
+ * Returns: %TRUE if the process is running; %FALSE with
+ *   %SPAWN_PROCESS_ERROR_NOT_RUNNING otherwise
+ */
+gboolean
+spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms G_GNUC_UNUSED,
+                                GError **error)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->state == SPAWN_PROCESS_RUNNING)
+    return TRUE;
+  return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING,
+                              "The process is not running");
+}
+
+/**
+ * spawn_process_wait_for_ready_read:
+ * @self: a running process
+ * @timeout_ms: at most this long, or -1
+ * @error: return location for a #GError
+ *
+ * Blocks until new output is buffered (stdout or stderr), by polling the
+ * process's descriptors; signals are emitted from here as they would be
+ * from the main context.
+ *
+ * Returns: %TRUE if there is new output; %FALSE with
+ *   %SPAWN_PROCESS_ERROR_TIMED_OUT, or %SPAWN_PROCESS_ERROR_NOT_RUNNING if
+ *   it ended without writing more (see spawn_process_wait_for_finished()
+ *   for the other errors)
+ */
+gboolean
+spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms, GError **error)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  return wait_for (self, WAIT_READY_READ, timeout_ms, error);
+}
+
+/**
+ * spawn_process_wait_for_bytes_written:
+ * @self: a running process
+ * @timeout_ms: at most this long, or -1
+ * @error: return location for a #GError
+ *
+ * Blocks until some of the buffered input has been written to the process.
+ *
+ * Returns: %TRUE if some was written; %FALSE with
+ *   %SPAWN_PROCESS_ERROR_TIMED_OUT, %SPAWN_PROCESS_ERROR_NOT_RUNNING or
+ *   %SPAWN_PROCESS_ERROR_WRITE_ERROR (nothing buffered, or the write failed)
+ */
+gboolean
+spawn_process_wait_for_bytes_written (SpawnProcess *self, int timeout_ms, GError **error)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  return wait_for (self, WAIT_BYTES_WRITTEN, timeout_ms, error);
+}
+
+/**
+ * spawn_process_wait_for_finished:
+ * @self: a running process
+ * @timeout_ms: at most this long, or -1
+ * @error: return location for a #GError
+ *
+ * Blocks until the process has ended and #SpawnProcess::finished has been
+ * emitted, reading its output and writing its input meanwhile.  On a
+ * timeout the process is left running.  A handler of that run's end may
+ * have started the process again: this returns all the same.
+ *
+ * Like every wait, this polls at least once (also with a @timeout_ms of
+ * 0), owns the main context the process is watched from while it blocks,
+ * and refuses to wait if another thread owns (runs) that context.
+ *
+ * Returns: %TRUE if it finished; %FALSE with %SPAWN_PROCESS_ERROR_TIMED_OUT,
+ *   %SPAWN_PROCESS_ERROR_NOT_RUNNING if it was not running,
+ *   %SPAWN_PROCESS_ERROR_WRONG_THREAD if another thread runs its context,
+ *   or %SPAWN_PROCESS_ERROR_READ_ERROR if poll() failed
+ */
+gboolean
+spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms, GError **error)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING,
+                                "The process is not running");
+  return wait_for (self, WAIT_FINISHED, timeout_ms, error);
+}
+
+/**
+ * spawn_process_execute:
+ * @argv: (array zero-terminated=1): the program (searched in PATH) and its
+ *   arguments
+ * @timeout_ms: how long it may run, or -1
+ * @stdout_out: (out) (optional): what it wrote to stdout; %NULL: stdout is
+ *   forwarded to ours
+ * @stderr_out: (out) (optional): the same for stderr
+ * @info: (out caller-allocates) (optional): how it ended
+ * @error: return location for a #GError
+ *
+ * Runs a program to its end, like QProcess::execute() or g_spawn_sync(),
+ * with stdin from /dev/null.  No main loop runs, and the process is
+ * watched from a private main context, so this is safe from any thread
+ * whatever the other threads' loops do.  A program still running after
+ * @timeout_ms is killed and reaped.
+ *
+ * Returns: %TRUE if it ran to its end (whatever its status); %FALSE with a
+ *   %SPAWN_ERROR if it could not start, or %SPAWN_PROCESS_ERROR_TIMED_OUT
+ */
+gboolean
+spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout_out,
+                       GBytes **stderr_out, SpawnExitInfo *info, GError **error)
+{
+  /* Declared first, freed last: after the process and its source. */
+  g_autoptr (GMainContext) context = g_main_context_new ();
+  g_autoptr (SpawnProcess) p = NULL;
+  GError *local_error = NULL;
+  gboolean started;
+
+  g_return_val_if_fail (argv != NULL && argv[0] != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  p = spawn_process_new (argv);
+  spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_DISCARD);
+  spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDOUT,
+                                  stdout_out ? SPAWN_CHANNEL_PIPE : SPAWN_CHANNEL_FORWARD);
+  spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDERR,
+                                  stderr_out ? SPAWN_CHANNEL_PIPE : SPAWN_CHANNEL_FORWARD);
+  /* Watched from a context nobody runs: in a thread that pushed none the
+   * thread-default one is the global default, and the main thread's loop
+   * would dispatch @p while we wait for it here. */
+  g_main_context_push_thread_default (context);
+  started = spawn_process_start (p, error);
+  g_main_context_pop_thread_default (context);
+  if (!started)
+    return FALSE;
+  if (!spawn_process_wait_for_finished (p, timeout_ms, &local_error))
+    {
+      spawn_process_kill (p, NULL);
+      spawn_process_wait_for_finished (p, -1, NULL);
+      if (g_error_matches (local_error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT))
+        {
+          g_clear_error (&local_error);
+          g_set_error (&local_error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT,
+                       "“%s” still ran after %d ms and was killed", argv[0], timeout_ms);
+        }
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  if (stdout_out != NULL)
+    *stdout_out = spawn_process_read_all (p, SPAWN_PROCESS_STDOUT);
+  if (stderr_out != NULL)
+    *stderr_out = spawn_process_read_all (p, SPAWN_PROCESS_STDERR);
+  if (info != NULL)
+    spawn_process_get_exit_info (p, info);
+  return TRUE;
+}
