@@ -1094,6 +1094,81 @@ kernel_has_pidfd_exit_info (void)
   return ok;
 }
 
+/* CLONEFD_GET_INFO of the series: the report without consuming it. */
+struct clonefd_report
+{
+  guint32 code, status;
+  guint64 utime, stime;
+};
+#define CLONEFD_GET_INFO _IOR (0xC4, 1, struct clonefd_report)
+
+static gboolean
+kernel_has_clonefd_get_info (void)
+{
+  struct clonefd_report r;
+  SpawnChild *child = start_helper ("exit", "0");
+  gboolean ok;
+
+  ok = ioctl (spawn_child_get_fd (child), CLONEFD_GET_INFO, &r) == 0 ||
+       errno != ENOTTY;
+  g_assert_true (spawn_child_wait (child, NULL, NULL));
+  spawn_child_unref (child);
+  return ok;
+}
+
+static void
+test_forked_reader (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "5", NULL };
+  GError *error = NULL;
+  SpawnExitInfo info;
+  SpawnChild *child;
+  int fd, status;
+  pid_t reader;
+
+  g_test_summary ("the application forks while our clonefd child runs and "
+                  "its fork reads the clone fd first (fork shares the open "
+                  "file description, O_CLOEXEC only acts at exec): we must "
+                  "still get the status, which read() alone would have lost");
+  if (testutil_backend (data) != SPAWN_BACKEND_CLONEFD)
+    {
+      g_test_skip ("clonefd only: pidfds and PIDs carry no report to take");
+      return;
+    }
+  if (!testutil_use_backend (data))
+    return;
+  if (!kernel_has_clonefd_get_info ())
+    {
+      g_test_skip ("clone4 series without CLONEFD_GET_INFO: read() is the "
+                   "only report and whoever reads first takes it");
+      return;
+    }
+  child = start_full (argv, 0, NULL, NULL, &error);
+  g_assert_no_error (error);
+  fd = spawn_child_get_fd (child);
+  reader = fork ();
+  g_assert_cmpint (reader, >=, 0);
+  if (reader == 0)
+    {
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      struct clonefd_report r;
+
+      /* Async-signal-safe only: we are a fork of a threaded process. */
+      while (poll (&pfd, 1, -1) < 0 && errno == EINTR)
+        ;
+      _exit (read (fd, &r, sizeof (r)) == sizeof (r) && r.status == 5 ? 0 : 1);
+    }
+  g_assert_cmpint (waitpid (reader, &status, 0), ==, reader);
+  /* The fork took the one report read() gives. */
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  g_assert_true (spawn_child_wait (child, &info, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
+  g_assert_cmpint (info.status, ==, 5);
+  spawn_child_unref (child);
+}
+
 static void
 test_thief_mid_reap (gconstpointer data)
 {
@@ -1778,6 +1853,7 @@ main (int argc, char **argv)
     { "safety/app-handler", test_app_handler },
     { "safety/waitpid-thief", test_waitpid_thief },
     { "safety/thief-mid-reap", test_thief_mid_reap },
+    { "safety/forked-reader", test_forked_reader },
     { "safety/sigchld-ignored", test_sigchld_ignored },
     { "safety/pid-reuse", test_pid_reuse },
     { "safety/pid-reuse-handler", test_pid_reuse_handler },
