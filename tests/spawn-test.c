@@ -1512,6 +1512,63 @@ test_app_stop_notify (gconstpointer data)
   g_assert_true (pfd.revents & POLLIN);
 }
 
+static char
+proc_state (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *stat = NULL;
+  const char *p;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return 0;
+  p = strrchr (stat, ')');
+  return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static void
+test_our_stops_hidden (gconstpointer data)
+{
+  SpawnBackend b = testutil_backend (data);
+  struct sigaction sa = { 0 };
+  GError *error = NULL;
+  struct pollfd pfd;
+  gboolean told;
+  Result r;
+  int i;
+
+  g_test_summary ("one of our children is stopped: on clonefd the kernel "
+                  "does not tell the application (no CLD_STOPPED: the child "
+                  "is autoreaped, its parent never waits for it); pidfd and "
+                  "sigchld children are ordinary children and it does");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  g_assert_no_errno (pipe2 (stop_pipe, O_CLOEXEC | O_NONBLOCK));
+  sa.sa_sigaction = app_siginfo_handler;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  g_assert_no_errno (sigaction (SIGCHLD, &sa, NULL));
+  g_autoptr (SpawnChild) child = start_helper ("sleep", "30");
+  g_assert_true (spawn_child_send_signal (child, SIGSTOP, &error));
+  g_assert_no_error (error);
+  for (i = 0; i < 1000 && proc_state (spawn_child_get_pid (child)) != 'T'; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpint (proc_state (spawn_child_get_pid (child)), ==, 'T');
+  /* Stopped: a CLD_STOPPED, if one comes, is already sent or on its way. */
+  pfd.fd = stop_pipe[0];
+  pfd.events = POLLIN;
+  pfd.revents = 0;
+  while (poll (&pfd, 1, b == SPAWN_BACKEND_CLONEFD ? 500 : 10000) < 0)
+    g_assert_cmpint (errno, ==, EINTR);
+  told = (pfd.revents & POLLIN) != 0;
+  g_assert_true (spawn_child_send_signal (child, SIGKILL, &error));
+  g_assert_no_error (error);
+  watch (child, &r);
+  g_assert_cmpint (r.info.kind, ==, SPAWN_EXIT_KILLED);
+  if (b == SPAWN_BACKEND_CLONEFD)
+    g_assert_false (told);
+  else
+    g_assert_true (told);
+}
+
 /* @pid, a child of the application's that has exited, is reaped by
  * someone (the kernel, or us on its behalf) within 5 s. */
 static void
@@ -1858,6 +1915,7 @@ main (int argc, char **argv)
     { "safety/pid-reuse", test_pid_reuse },
     { "safety/pid-reuse-handler", test_pid_reuse_handler },
     { "safety/app-stop-notify", test_app_stop_notify },
+    { "safety/our-stops-hidden", test_our_stops_hidden },
     { "safety/app-sigign-no-zombie", test_app_sigign_no_zombie },
     { "safety/app-nocldwait-no-zombie", test_app_nocldwait_no_zombie },
     { "safety/sigchld-blocked", test_sigchld_blocked },
