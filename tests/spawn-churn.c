@@ -71,7 +71,7 @@ start_one (Worker *w)
   int mode = n % N_MODES;
   g_autofree char *code = g_strdup_printf ("%u", n % 100);
   const char *exit_argv[] = { w->helper, "exit", code, NULL };
-  const char *sleep_argv[] = { w->helper, "sleep", "30", NULL };
+  const char *sleep_argv[] = { w->helper, "sleep", "60000", NULL };
   const char *noent_argv[] = { "/nonexistent/spawn-churn", NULL };
   const char * const *argv = mode == EXPECT_EXIT ? exit_argv :
                              mode == EXPECT_KILL ? sleep_argv : noent_argv;
@@ -191,7 +191,7 @@ main (int argc, char **argv)
    * per child watched at once, see backend-sigchld.c) is not a leak. */
   for (b = 0; b < G_N_ELEMENTS (backends); b++)
     {
-      const char *sleep_argv[] = { helper, "sleep", "30", NULL };
+      const char *sleep_argv[] = { helper, "sleep", "60000", NULL };
       SpawnChild *warm[THREADS * IN_FLIGHT];
 
       if (!spawn_backend_is_available (backends[b]) ||

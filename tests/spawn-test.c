@@ -1546,7 +1546,7 @@ test_our_stops_hidden (gconstpointer data)
   sa.sa_sigaction = app_siginfo_handler;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   g_assert_no_errno (sigaction (SIGCHLD, &sa, NULL));
-  g_autoptr (SpawnChild) child = start_helper ("sleep", "30");
+  g_autoptr (SpawnChild) child = start_helper ("sleep", "60000");
   g_assert_true (spawn_child_send_signal (child, SIGSTOP, &error));
   g_assert_no_error (error);
   for (i = 0; i < 1000 && proc_state (spawn_child_get_pid (child)) != 'T'; i++)
