@@ -1,7 +1,8 @@
 /* backend-clonefd.c - children from clone4(CLONE_FD | CLONE_AUTOREAP)
  *
  * The kernel reaps the child itself and sends no signal; the fd it hands
- * back reads as a struct clonefd_info once the whole process has ended.
+ * back reports a struct clonefd_info once the whole process has ended
+ * (ioctl CLONEFD_GET_INFO, or read() on an older series).
  * Nothing process-wide is touched: no handler, no waitpid, no zombie.
  */
 #include "spawn-private.h"
@@ -58,21 +59,46 @@ clonefd_discard (SpawnChild *child)
   child->fd = -1;
 }
 
+/* The report through the non-consuming ioctl, so that a process that
+ * shares our open file description (a fork() of the application before
+ * exec, a descriptor passed over SCM_RIGHTS) and read() it first has not
+ * taken it from us; read() only on a series that predates the ioctl. */
+static int
+clonefd_fetch (int fd, struct spawn_clonefd_info *ci)
+{
+  static int have_get_info = -1; /* unknown, then 0 or 1 */
+  ssize_t n;
+
+  if (g_atomic_int_get (&have_get_info) != 0)
+    {
+      if (ioctl (fd, SPAWN_CLONEFD_GET_INFO, ci) == 0)
+        {
+          g_atomic_int_set (&have_get_info, 1);
+          return 0;
+        }
+      if (errno != ENOTTY)
+        return -errno;
+      g_atomic_int_set (&have_get_info, 0);
+    }
+  do
+    n = read (fd, ci, sizeof (*ci));
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return -errno;
+  /* Later reads return 0: the first one is the only report. */
+  return n == sizeof (*ci) ? 0 : -EIO;
+}
+
 static int
 clonefd_collect (SpawnChild *child, SpawnExitInfo *info)
 {
   struct spawn_clonefd_info ci;
   long ticks = sysconf (_SC_CLK_TCK);
-  ssize_t n;
+  int r;
 
-  do
-    n = read (child->fd, &ci, sizeof (ci));
-  while (n < 0 && errno == EINTR);
-  if (n < 0)
-    return errno == EAGAIN ? -EAGAIN : -errno;
-  /* Later reads return 0: the first one is the only report. */
-  if (n != sizeof (ci))
-    return -EIO;
+  r = clonefd_fetch (child->fd, &ci);
+  if (r < 0)
+    return r;
   _spawn_exit_info_from_code (info, ci.code, ci.status);
   info->utime_usec = ci.utime * G_USEC_PER_SEC / ticks;
   info->stime_usec = ci.stime * G_USEC_PER_SEC / ticks;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 
 /* x86_64 only: far above upstream's numbers (~471 in 7.0) and the x32
  * window (512-547). */
@@ -36,6 +37,11 @@ struct spawn_clonefd_info {
   uint64_t utime;  /* user CPU time, clock ticks */
   uint64_t stime;  /* system CPU time, clock ticks */
 };
+
+/* ioctl(fd, SPAWN_CLONEFD_GET_INFO, &info): the same report without
+ * consuming it (EAGAIN while the process runs; ENOTTY on a series from
+ * before the ioctl, where read() is the only way). */
+#define SPAWN_CLONEFD_GET_INFO _IOR (0xC4, 1, struct spawn_clonefd_info)
 
 typedef enum {
   SPAWN_CLONE4_ABSENT,  /* ENOSYS, or EPERM from a seccomp filter */

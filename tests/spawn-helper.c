@@ -21,6 +21,8 @@
  *                   nothing), then as close-stdin-sleep MS
  *   sleep-print MS S  sleep MS, then print S
  *   environ         print the whole environment, one variable a line
+ *   as-nobody PROG ARGS  drop to uid/gid 65534 and exec PROG (stress-ng
+ *                   runs its exec stressor only as non-root)
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +63,17 @@ main (int argc, char **argv)
 
   if (strcmp (cmd, "exit") == 0 && argc == 3)
     return atoi (argv[2]);
+  if (strcmp (cmd, "as-nobody") == 0 && argc >= 3)
+    {
+      if (setgroups (0, NULL) < 0 || setgid (65534) < 0 || setuid (65534) < 0)
+        {
+          perror ("spawn-helper as-nobody");
+          return 126;
+        }
+      execvp (argv[2], argv + 2);
+      perror (argv[2]);
+      return 127;
+    }
   if (strcmp (cmd, "kill") == 0 && argc == 3)
     {
       struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };

@@ -1094,6 +1094,81 @@ kernel_has_pidfd_exit_info (void)
   return ok;
 }
 
+/* CLONEFD_GET_INFO of the series: the report without consuming it. */
+struct clonefd_report
+{
+  guint32 code, status;
+  guint64 utime, stime;
+};
+#define CLONEFD_GET_INFO _IOR (0xC4, 1, struct clonefd_report)
+
+static gboolean
+kernel_has_clonefd_get_info (void)
+{
+  struct clonefd_report r;
+  SpawnChild *child = start_helper ("exit", "0");
+  gboolean ok;
+
+  ok = ioctl (spawn_child_get_fd (child), CLONEFD_GET_INFO, &r) == 0 ||
+       errno != ENOTTY;
+  g_assert_true (spawn_child_wait (child, NULL, NULL));
+  spawn_child_unref (child);
+  return ok;
+}
+
+static void
+test_forked_reader (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "5", NULL };
+  GError *error = NULL;
+  SpawnExitInfo info;
+  SpawnChild *child;
+  int fd, status;
+  pid_t reader;
+
+  g_test_summary ("the application forks while our clonefd child runs and "
+                  "its fork reads the clone fd first (fork shares the open "
+                  "file description, O_CLOEXEC only acts at exec): we must "
+                  "still get the status, which read() alone would have lost");
+  if (testutil_backend (data) != SPAWN_BACKEND_CLONEFD)
+    {
+      g_test_skip ("clonefd only: pidfds and PIDs carry no report to take");
+      return;
+    }
+  if (!testutil_use_backend (data))
+    return;
+  if (!kernel_has_clonefd_get_info ())
+    {
+      g_test_skip ("clone4 series without CLONEFD_GET_INFO: read() is the "
+                   "only report and whoever reads first takes it");
+      return;
+    }
+  child = start_full (argv, 0, NULL, NULL, &error);
+  g_assert_no_error (error);
+  fd = spawn_child_get_fd (child);
+  reader = fork ();
+  g_assert_cmpint (reader, >=, 0);
+  if (reader == 0)
+    {
+      struct pollfd pfd = { fd, POLLIN, 0 };
+      struct clonefd_report r;
+
+      /* Async-signal-safe only: we are a fork of a threaded process. */
+      while (poll (&pfd, 1, -1) < 0 && errno == EINTR)
+        ;
+      _exit (read (fd, &r, sizeof (r)) == sizeof (r) && r.status == 5 ? 0 : 1);
+    }
+  g_assert_cmpint (waitpid (reader, &status, 0), ==, reader);
+  /* The fork took the one report read() gives. */
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  g_assert_true (spawn_child_wait (child, &info, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
+  g_assert_cmpint (info.status, ==, 5);
+  spawn_child_unref (child);
+}
+
 static void
 test_thief_mid_reap (gconstpointer data)
 {
@@ -1437,6 +1512,63 @@ test_app_stop_notify (gconstpointer data)
   g_assert_true (pfd.revents & POLLIN);
 }
 
+static char
+proc_state (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *stat = NULL;
+  const char *p;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return 0;
+  p = strrchr (stat, ')');
+  return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static void
+test_our_stops_hidden (gconstpointer data)
+{
+  SpawnBackend b = testutil_backend (data);
+  struct sigaction sa = { 0 };
+  GError *error = NULL;
+  struct pollfd pfd;
+  gboolean told;
+  Result r;
+  int i;
+
+  g_test_summary ("one of our children is stopped: on clonefd the kernel "
+                  "does not tell the application (no CLD_STOPPED: the child "
+                  "is autoreaped, its parent never waits for it); pidfd and "
+                  "sigchld children are ordinary children and it does");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  g_assert_no_errno (pipe2 (stop_pipe, O_CLOEXEC | O_NONBLOCK));
+  sa.sa_sigaction = app_siginfo_handler;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  g_assert_no_errno (sigaction (SIGCHLD, &sa, NULL));
+  g_autoptr (SpawnChild) child = start_helper ("sleep", "60000");
+  g_assert_true (spawn_child_send_signal (child, SIGSTOP, &error));
+  g_assert_no_error (error);
+  for (i = 0; i < 1000 && proc_state (spawn_child_get_pid (child)) != 'T'; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpint (proc_state (spawn_child_get_pid (child)), ==, 'T');
+  /* Stopped: a CLD_STOPPED, if one comes, is already sent or on its way. */
+  pfd.fd = stop_pipe[0];
+  pfd.events = POLLIN;
+  pfd.revents = 0;
+  while (poll (&pfd, 1, b == SPAWN_BACKEND_CLONEFD ? 500 : 10000) < 0)
+    g_assert_cmpint (errno, ==, EINTR);
+  told = (pfd.revents & POLLIN) != 0;
+  g_assert_true (spawn_child_send_signal (child, SIGKILL, &error));
+  g_assert_no_error (error);
+  watch (child, &r);
+  g_assert_cmpint (r.info.kind, ==, SPAWN_EXIT_KILLED);
+  if (b == SPAWN_BACKEND_CLONEFD)
+    g_assert_false (told);
+  else
+    g_assert_true (told);
+}
+
 /* @pid, a child of the application's that has exited, is reaped by
  * someone (the kernel, or us on its behalf) within 5 s. */
 static void
@@ -1778,10 +1910,12 @@ main (int argc, char **argv)
     { "safety/app-handler", test_app_handler },
     { "safety/waitpid-thief", test_waitpid_thief },
     { "safety/thief-mid-reap", test_thief_mid_reap },
+    { "safety/forked-reader", test_forked_reader },
     { "safety/sigchld-ignored", test_sigchld_ignored },
     { "safety/pid-reuse", test_pid_reuse },
     { "safety/pid-reuse-handler", test_pid_reuse_handler },
     { "safety/app-stop-notify", test_app_stop_notify },
+    { "safety/our-stops-hidden", test_our_stops_hidden },
     { "safety/app-sigign-no-zombie", test_app_sigign_no_zombie },
     { "safety/app-nocldwait-no-zombie", test_app_nocldwait_no_zombie },
     { "safety/sigchld-blocked", test_sigchld_blocked },
