@@ -169,36 +169,70 @@ cancel_idle (gpointer data)
 
 /* Cancels @cancellable from another thread after @ms, while the caller
  * blocks (if it is not blocking yet, the cancel comes before, and the
- * case checks the same thing). */
+ * case checks the same thing).  A watchdog too: if the blocking call has
+ * not returned WAIT_MS after the cancel, @pid (if not 0) is killed, so
+ * that a cancel that is ignored fails the case (the wait then returns
+ * TRUE, or the wrong error) instead of hanging it. */
 typedef struct {
   GCancellable *cancellable;
   int ms;
+  GPid pid;
+  GMutex lock;
+  GCond cond;
+  gboolean returned;
 } DelayedCancel;
 
 static gpointer
 delayed_cancel_main (gpointer data)
 {
   DelayedCancel *d = data;
+  gint64 until;
 
   g_usleep (d->ms * 1000);
   g_cancellable_cancel (d->cancellable);
+  until = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
+  g_mutex_lock (&d->lock);
+  while (!d->returned)
+    if (!g_cond_wait_until (&d->cond, &d->lock, until))
+      {
+        if (!d->returned && d->pid > 0)
+          {
+            g_printerr ("# watchdog: the cancelled call did not return, killing %d\n",
+                        (int) d->pid);
+            kill (d->pid, SIGKILL);
+          }
+        break;
+      }
+  g_mutex_unlock (&d->lock);
   return NULL;
 }
 
 static GThread *
-cancel_later (GCancellable *cancellable, int ms)
+cancel_later (GCancellable *cancellable, int ms, GPid pid, DelayedCancel **out)
 {
-  DelayedCancel *d = g_new (DelayedCancel, 1);
+  DelayedCancel *d = g_new0 (DelayedCancel, 1);
 
   d->cancellable = cancellable;
   d->ms = ms;
+  d->pid = pid;
+  g_mutex_init (&d->lock);
+  g_cond_init (&d->cond);
+  *out = d;
   return g_thread_new ("cancel", delayed_cancel_main, d);
 }
 
+/* The blocking call has returned: stop the watchdog, join. */
 static void
-cancel_later_join (GThread *t)
+cancel_later_join (GThread *t, DelayedCancel *d)
 {
+  g_mutex_lock (&d->lock);
+  d->returned = TRUE;
+  g_cond_signal (&d->cond);
+  g_mutex_unlock (&d->lock);
   g_thread_join (t);
+  g_mutex_clear (&d->lock);
+  g_cond_clear (&d->cond);
+  g_free (d);
 }
 
 /* A run before we count descriptors, so that what the library sets up
@@ -328,6 +362,7 @@ test_child_wait_cancel (gconstpointer data)
   SpawnExitInfo info;
   SpawnChild *child;
   GThread *t;
+  DelayedCancel *dc = NULL;
   Catch c = { 0 };
   int fds;
 
@@ -370,11 +405,11 @@ test_child_wait_cancel (gconstpointer data)
 
   /* During: sync, cancelled from another thread. */
   cancellable = g_cancellable_new ();
-  t = cancel_later (cancellable, 100);
+  t = cancel_later (cancellable, 100, spawn_child_get_pid (child), &dc);
   g_assert_false (spawn_child_wait (child, &info, cancellable, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&error);
-  cancel_later_join (t);
+  cancel_later_join (t, dc);
   g_object_unref (cancellable);
   g_assert_true (is_running (spawn_child_get_pid (child)));
 
@@ -527,6 +562,7 @@ test_process_wait_cancel (gconstpointer data)
   GCancellable *cancellable;
   GError *error = NULL;
   GThread *t;
+  DelayedCancel *dc = NULL;
   Catch c = { 0 };
   int fds;
 
@@ -569,11 +605,11 @@ test_process_wait_cancel (gconstpointer data)
   g_assert_true (is_running (spawn_process_get_pid (proc)));
 
   cancellable = g_cancellable_new ();
-  t = cancel_later (cancellable, 100);
+  t = cancel_later (cancellable, 100, spawn_process_get_pid (proc), &dc);
   g_assert_false (spawn_process_wait_for_finished (proc, -1, cancellable, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&error);
-  cancel_later_join (t);
+  cancel_later_join (t, dc);
   g_object_unref (cancellable);
   g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
   g_assert_true (is_running (spawn_process_get_pid (proc)));
@@ -1008,6 +1044,7 @@ test_communicate_cancel (gconstpointer data)
       GBytes *out, *err;
       GError *error = NULL;
       GThread *t = NULL;
+      DelayedCancel *dc = NULL;
 
       g_test_message ("%s", flavour_name (f));
       proc = sh_process (script);
@@ -1025,7 +1062,7 @@ test_communicate_cancel (gconstpointer data)
 
       cancellable = g_cancellable_new ();
       if (f == SYNC_BYTES || f == SYNC_UTF8)
-        t = cancel_later (cancellable, 100);
+        t = cancel_later (cancellable, 100, spawn_process_get_pid (proc), &dc);
       else
         g_idle_add (cancel_idle, cancellable);
       g_assert_false (communicate (proc, f, in, cancellable, &out, &err, &error));
@@ -1034,7 +1071,7 @@ test_communicate_cancel (gconstpointer data)
       g_assert_null (out);
       g_assert_null (err);
       if (t != NULL)
-        cancel_later_join (t);
+        cancel_later_join (t, dc);
       g_object_unref (cancellable);
       g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
       g_assert_true (is_running (spawn_process_get_pid (proc)));
@@ -1144,6 +1181,7 @@ test_execute_cancel (gconstpointer data)
   const char *argv[] = { testutil_helper, "sleep", "100000", NULL };
   GError *error = NULL;
   GThread *t;
+  DelayedCancel *dc = NULL;
   gint64 start;
   int fds;
 
@@ -1152,12 +1190,12 @@ test_execute_cancel (gconstpointer data)
   if (!testutil_use_backend (data))
     return;
   fds = warm_up ();
-  t = cancel_later (cancellable, 100);
+  t = cancel_later (cancellable, 100, 0, &dc);
   start = g_get_monotonic_time ();
   g_assert_false (spawn_process_execute (argv, -1, NULL, NULL, NULL, cancellable, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&error);
-  cancel_later_join (t);
+  cancel_later_join (t, dc);
   g_assert_cmpint (g_get_monotonic_time () - start, <, WAIT_MS * 1000);
   testutil_assert_no_children ();
 
