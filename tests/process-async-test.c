@@ -736,9 +736,21 @@ test_wait_threads (gconstpointer data)
   if (!testutil_use_backend (data))
     return;
   warm_up ();
-  /* Twice, counting after the first: the sigchld backend keeps one
-   * eventfd per child ever watched at once, for reuse. */
-  testutil_run_in_threads (8, wait_in_thread);
+  /* The sigchld backend keeps one eventfd per child ever watched at
+   * once, for reuse: have 8 at once before counting. */
+  {
+    SpawnChild *kids[8];
+    guint i;
+
+    for (i = 0; i < G_N_ELEMENTS (kids); i++)
+      kids[i] = helper_child ("sleep", "100000");
+    for (i = 0; i < G_N_ELEMENTS (kids); i++)
+      {
+        g_assert_true (spawn_child_send_signal (kids[i], SIGKILL, NULL));
+        g_assert_true (spawn_child_wait (kids[i], NULL, NULL, NULL));
+        spawn_child_unref (kids[i]);
+      }
+  }
   fds = testutil_count_fds ();
   testutil_run_in_threads (8, wait_in_thread);
   assert_clean (fds);
