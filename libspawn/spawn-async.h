@@ -12,7 +12,7 @@
 #error "Only <libspawn/libspawn.h> can be included directly."
 #endif
 
-#include <glib.h>
+#include <gio/gio.h>
 #include <sys/types.h>
 
 G_BEGIN_DECLS
@@ -168,7 +168,13 @@ SPAWN_API GPid         spawn_child_get_pid (SpawnChild *child);
 SPAWN_API int          spawn_child_get_fd (SpawnChild *child);
 SPAWN_API SpawnBackend spawn_child_get_backend (SpawnChild *child);
 SPAWN_API gboolean     spawn_child_send_signal (SpawnChild *child, int signum, GError **error);
-SPAWN_API gboolean     spawn_child_wait (SpawnChild *child, SpawnExitInfo *info, GError **error);
+SPAWN_API gboolean     spawn_child_wait (SpawnChild *child, SpawnExitInfo *info,
+                                         GCancellable *cancellable, GError **error);
+SPAWN_API void         spawn_child_wait_async (SpawnChild *child, GCancellable *cancellable,
+                                               GAsyncReadyCallback callback,
+                                               gpointer user_data);
+SPAWN_API gboolean     spawn_child_wait_finish (SpawnChild *child, GAsyncResult *result,
+                                                SpawnExitInfo *info, GError **error);
 
 SPAWN_API GSource *spawn_child_watch_source_new (SpawnChild *child);
 SPAWN_API guint    spawn_child_watch_add (SpawnChild *child, SpawnChildWatchFunc function,

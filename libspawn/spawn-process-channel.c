@@ -149,6 +149,7 @@ _spawn_process_flush_stdin (SpawnProcess *self)
 
           g_byte_array_set_size (c->data, 0);
           c->pos = 0;
+          self->write_errors++;
           _spawn_process_close_channel (self, SPAWN_PROCESS_STDIN);
           _spawn_process_emit_error (self, SPAWN_PROCESS_ERROR_WRITE_ERROR,
                                      "Cannot write to process %d: %s",

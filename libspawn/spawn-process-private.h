@@ -1,11 +1,12 @@
 /* spawn-process-private.h - what the spawn-process*.c files share
  *
- * SpawnProcess is one object in four files (see the comment at the top of
+ * SpawnProcess is one object in five files (see the comment at the top of
  * each): spawn-process.c (the GObject, configuration, start, the source,
  * the end of a run and every signal emission), spawn-process-launch.c
  * (configuration to pipes, files and environment for spawn_async_fd()),
- * spawn-process-channel.c (pipes, buffers, reading and writing) and
- * spawn-process-wait.c (the blocking waits and execute()).  This header
+ * spawn-process-channel.c (pipes, buffers, reading and writing),
+ * spawn-process-wait.c (the blocking waits and execute()) and
+ * spawn-process-async.c (the GIO-style waits and communicate()).  This header
  * holds the instance struct and the _spawn_process_* functions they call
  * across files; everything else stays static in its file.  Not installed.
  */
@@ -21,6 +22,16 @@ typedef struct {
   gsize pos;              /* bytes of @data already written or read */
   gboolean eof;           /* stdout/stderr: the process closed its end */
 } Channel;
+
+/* The emissions that report a run's end, in order (emit_end() in
+ * spawn-process.c). */
+typedef enum {
+  END_READY_STDOUT,
+  END_READY_STDERR,
+  END_CRASHED,
+  END_FINISHED,
+  END_DONE,
+} EndStep;
 
 /* Index of the child's fd next to the three channels. */
 #define CHILD_SLOT 3
@@ -50,6 +61,11 @@ struct _SpawnProcess {
   gint64 next_recheck;         /* monotonic µs, 0: none */
   guint64 read_count;          /* reads that brought data, for the waits */
   guint64 write_count;
+  guint64 write_errors;        /* writes to stdin that failed */
+
+  /* SpawnProcessWaiter *: GIO-style waits and communicate() calls that
+   * wait for the end of a run, oldest first. */
+  GList *waiters;
 
   /* No signal is emitted again from inside a handler of its own (a
    * handler that writes from "bytes-written", or waits for output in
@@ -87,6 +103,26 @@ typedef enum {
   WAIT_FINISHED,
 } WaitFor;
 
+/* One wait_async(), wait_check_async() or communicate() for the end of
+ * @run.  Asynchronous ones are the task data of @task, and the list holds
+ * a reference on the task; the blocking communicate() has no task. */
+typedef struct {
+  guint run;
+  GTask *task;
+  GSource *cancel_source;
+  gboolean check;              /* wait_check: fail unless it exited 0 */
+  gboolean capture;            /* communicate: take the buffered output */
+  gboolean pipes[3];           /* which channels were pipes of ours */
+  guint64 write_errors;        /* self->write_errors when it began */
+  /* Filled at the end of @run, before "finished" is emitted. */
+  gboolean ended;
+  gboolean have_exit;
+  gboolean write_failed;
+  SpawnExitInfo info;
+  GBytes *out;
+  GBytes *err;
+} SpawnProcessWaiter;
+
 /* Bytes of @c still to write (stdin) or to read (stdout, stderr). */
 static inline gsize
 _spawn_process_pending (const Channel *c)
@@ -108,6 +144,24 @@ void _spawn_process_emit_bytes_written (SpawnProcess *self, guint64 written);
  * (@revents, indexed by channel and CHILD_SLOT); a wait passes @what. */
 void _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4],
                             WaitFor what);
+
+/* spawn-process-wait.c */
+
+/* The blocking wait behind the spawn_process_wait_for_*() calls. */
+gboolean _spawn_process_wait_for (SpawnProcess *self, WaitFor what, int timeout_ms,
+                                  GCancellable *cancellable, GError **error);
+
+/* spawn-process-async.c */
+
+/* At the end of @run, just before "finished": what every waiter of @run
+ * will get (status, output). */
+void _spawn_process_waiters_ended (SpawnProcess *self, guint run);
+/* After "finished": completes the waiters _spawn_process_waiters_ended()
+ * filled. */
+void _spawn_process_waiters_complete (SpawnProcess *self, guint run);
+/* Dispose: fails the waiters left (only g_object_run_dispose() gets
+ * here with any, as each task holds a reference). */
+void _spawn_process_waiters_dispose (SpawnProcess *self);
 
 /* spawn-process-launch.c */
 

@@ -5,7 +5,8 @@
  * _spawn_process_events() the source dispatches, so the same signals are
  * emitted in the same order; they own the main context the process is
  * watched from meanwhile.  spawn_process_execute() is a whole run on top
- * of them, from a private context.
+ * of them, from a private context.  A cancellable's fd is polled with the
+ * rest; cancelling a wait leaves the process as it is.
  */
 #include "spawn-process-private.h"
 
@@ -30,14 +31,17 @@ poll_timeout (SpawnProcess *self, gint64 deadline)
   return until <= now ? 0 : (int) MIN ((until - now + 999) / 1000, G_MAXINT);
 }
 
-static gboolean
-wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
+gboolean
+_spawn_process_wait_for (SpawnProcess *self, WaitFor what, int timeout_ms,
+                         GCancellable *cancellable, GError **error)
 {
   gint64 deadline = timeout_ms < 0 ? -1 : g_get_monotonic_time () + (gint64) timeout_ms * 1000;
   guint64 reads = self->read_count, writes = self->write_count;
   guint run = self->run;
   gboolean ok = FALSE, polled = FALSE;
   GMainContext *context = NULL;
+  GPollFD cancel_fd;
+  gboolean have_cancel_fd;
 
   /* While we block, no other thread may dispatch this object from the
    * context its source is attached to: own that context meanwhile (its
@@ -56,13 +60,18 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
         }
     }
   g_object_ref (self);
+  have_cancel_fd = g_cancellable_make_pollfd (cancellable, &cancel_fd);
   for (;;)
     {
-      struct pollfd pfd[4];
+      struct pollfd pfd[5];
       GIOCondition revents[4] = { 0, 0, 0, 0 };
-      int slot[4];
+      int slot[5];
       int n = 0, i;
 
+      /* First: a cancelled wait returns CANCELLED, also when what it
+       * waited for happened in the same pass (as GIO's calls do). */
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        break;
       if ((what == WAIT_READY_READ && self->read_count != reads) ||
           (what == WAIT_BYTES_WRITTEN && self->write_count != writes))
         {
@@ -111,6 +120,12 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
       pfd[n].fd = spawn_child_get_fd (self->child);
       pfd[n].events = POLLIN;
       slot[n++] = CHILD_SLOT;
+      if (have_cancel_fd)
+        {
+          pfd[n].fd = cancel_fd.fd;
+          pfd[n].events = POLLIN;
+          slot[n++] = -1;
+        }
       if (poll (pfd, n, poll_timeout (self, deadline)) < 0 && errno != EINTR)
         {
           int errsv = errno;
@@ -124,9 +139,12 @@ wait_for (SpawnProcess *self, WaitFor what, int timeout_ms, GError **error)
         }
       polled = TRUE;
       for (i = 0; i < n; i++)
-        revents[slot[i]] = pfd[i].revents;
+        if (slot[i] >= 0)
+          revents[slot[i]] = pfd[i].revents;
       _spawn_process_events (self, revents, what);
     }
+  if (have_cancel_fd)
+    g_cancellable_release_fd (cancellable);
   g_object_unref (self);
   if (context != NULL)
     {
@@ -164,6 +182,8 @@ spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms G_GNUC_UNUSED
  * spawn_process_wait_for_ready_read:
  * @self: a running process
  * @timeout_ms: at most this long, or -1
+ * @cancellable: (nullable): a #GCancellable; cancelling returns
+ *   %G_IO_ERROR_CANCELLED and leaves the process running
  * @error: return location for a #GError
  *
  * Blocks until new output is buffered (stdout or stderr), by polling the
@@ -176,17 +196,21 @@ spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms G_GNUC_UNUSED
  *   for the other errors)
  */
 gboolean
-spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms, GError **error)
+spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms,
+                                GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-  return wait_for (self, WAIT_READY_READ, timeout_ms, error);
+  return _spawn_process_wait_for (self, WAIT_READY_READ, timeout_ms, cancellable, error);
 }
 
 /**
  * spawn_process_wait_for_bytes_written:
  * @self: a running process
  * @timeout_ms: at most this long, or -1
+ * @cancellable: (nullable): a #GCancellable; cancelling returns
+ *   %G_IO_ERROR_CANCELLED and leaves the process running
  * @error: return location for a #GError
  *
  * Blocks until some of the buffered input has been written to the process.
@@ -196,17 +220,21 @@ spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms, GError **
  *   %SPAWN_PROCESS_ERROR_WRITE_ERROR (nothing buffered, or the write failed)
  */
 gboolean
-spawn_process_wait_for_bytes_written (SpawnProcess *self, int timeout_ms, GError **error)
+spawn_process_wait_for_bytes_written (SpawnProcess *self, int timeout_ms,
+                                GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-  return wait_for (self, WAIT_BYTES_WRITTEN, timeout_ms, error);
+  return _spawn_process_wait_for (self, WAIT_BYTES_WRITTEN, timeout_ms, cancellable, error);
 }
 
 /**
  * spawn_process_wait_for_finished:
  * @self: a running process
  * @timeout_ms: at most this long, or -1
+ * @cancellable: (nullable): a #GCancellable; cancelling returns
+ *   %G_IO_ERROR_CANCELLED and leaves the process running
  * @error: return location for a #GError
  *
  * Blocks until the process has ended and #SpawnProcess::finished has been
@@ -221,18 +249,21 @@ spawn_process_wait_for_bytes_written (SpawnProcess *self, int timeout_ms, GError
  * Returns: %TRUE if it finished; %FALSE with %SPAWN_PROCESS_ERROR_TIMED_OUT,
  *   %SPAWN_PROCESS_ERROR_NOT_RUNNING if it was not running,
  *   %SPAWN_PROCESS_ERROR_WRONG_THREAD if another thread runs its context,
- *   or %SPAWN_PROCESS_ERROR_READ_ERROR if poll() failed
+ *   %SPAWN_PROCESS_ERROR_READ_ERROR if poll() failed, or
+ *   %G_IO_ERROR_CANCELLED
  */
 gboolean
-spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms, GError **error)
+spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms,
+                                GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (self->state != SPAWN_PROCESS_RUNNING)
     return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING,
                                 "The process is not running");
-  return wait_for (self, WAIT_FINISHED, timeout_ms, error);
+  return _spawn_process_wait_for (self, WAIT_FINISHED, timeout_ms, cancellable, error);
 }
 
 /**
@@ -244,6 +275,8 @@ spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms, GError **er
  *   forwarded to ours
  * @stderr_out: (out) (optional): the same for stderr
  * @info: (out caller-allocates) (optional): how it ended
+ * @cancellable: (nullable): a #GCancellable: cancelling kills the program
+ *   (it is ours alone) and returns %G_IO_ERROR_CANCELLED once it is reaped
  * @error: return location for a #GError
  *
  * Runs a program to its end, like QProcess::execute() or g_spawn_sync(),
@@ -253,11 +286,14 @@ spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms, GError **er
  * @timeout_ms is killed and reaped.
  *
  * Returns: %TRUE if it ran to its end (whatever its status); %FALSE with a
- *   %SPAWN_ERROR if it could not start, or %SPAWN_PROCESS_ERROR_TIMED_OUT
+ *   %SPAWN_ERROR if it could not start, %SPAWN_PROCESS_ERROR_TIMED_OUT, or
+ *   %G_IO_ERROR_CANCELLED (also, without starting it, if @cancellable was
+ *   cancelled before the call)
  */
 gboolean
 spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout_out,
-                       GBytes **stderr_out, SpawnExitInfo *info, GError **error)
+                       GBytes **stderr_out, SpawnExitInfo *info, GCancellable *cancellable,
+                       GError **error)
 {
   /* Declared first, freed last: after the process and its source. */
   g_autoptr (GMainContext) context = g_main_context_new ();
@@ -266,8 +302,11 @@ spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout
   gboolean started;
 
   g_return_val_if_fail (argv != NULL && argv[0] != NULL, FALSE);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return FALSE;
   p = spawn_process_new (argv);
   spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_DISCARD);
   spawn_process_set_channel_mode (p, SPAWN_PROCESS_STDOUT,
@@ -282,10 +321,12 @@ spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout
   g_main_context_pop_thread_default (context);
   if (!started)
     return FALSE;
-  if (!spawn_process_wait_for_finished (p, timeout_ms, &local_error))
+  if (!spawn_process_wait_for_finished (p, timeout_ms, cancellable, &local_error))
     {
+      /* Timed out or cancelled: the program is ours alone, so it ends
+       * here, and is reaped before we return. */
       spawn_process_kill (p, NULL);
-      spawn_process_wait_for_finished (p, -1, NULL);
+      spawn_process_wait_for_finished (p, -1, NULL, NULL);
       if (g_error_matches (local_error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT))
         {
           g_clear_error (&local_error);

@@ -21,15 +21,6 @@
 #include <signal.h>
 #include <string.h>
 
-/* The emissions that report a run's end, in order. */
-typedef enum {
-  END_READY_STDOUT,
-  END_READY_STDERR,
-  END_CRASHED,
-  END_FINISHED,
-  END_DONE,
-} EndStep;
-
 G_DEFINE_FINAL_TYPE (SpawnProcess, spawn_process, G_TYPE_OBJECT)
 G_DEFINE_QUARK (spawn-process-error-quark, spawn_process_error)
 
@@ -242,12 +233,20 @@ emit_end (SpawnProcess *self)
                                        "The process crashed (signal %d)", info->status);
           break;
         case END_FINISHED:
-          self->finished_run = self->end.run;
-          g_signal_emit (self, signals[SIGNAL_FINISHED], 0,
-                         self->end.err == 0 ? info->status : -1,
-                         (int) (self->end.err == 0 && info->kind == SPAWN_EXIT_EXITED
-                                  ? SPAWN_PROCESS_EXIT_NORMAL : SPAWN_PROCESS_EXIT_CRASH),
-                         self->end.err == 0 ? info : NULL);
+          {
+            guint run = self->end.run;
+
+            self->finished_run = run;
+            /* The waiters' share first: a handler may start the next
+             * run, which empties the buffers and replaces self->end. */
+            _spawn_process_waiters_ended (self, run);
+            g_signal_emit (self, signals[SIGNAL_FINISHED], 0,
+                           self->end.err == 0 ? info->status : -1,
+                           (int) (self->end.err == 0 && info->kind == SPAWN_EXIT_EXITED
+                                    ? SPAWN_PROCESS_EXIT_NORMAL : SPAWN_PROCESS_EXIT_CRASH),
+                           self->end.err == 0 ? info : NULL);
+            _spawn_process_waiters_complete (self, run);
+          }
           break;
         case END_DONE:
         default:
@@ -925,6 +924,7 @@ spawn_process_dispose (GObject *object)
   /* Unreferencing the child hands it to the reaper (or the kernel). */
   release_running (self);
   self->state = SPAWN_PROCESS_NOT_RUNNING;
+  _spawn_process_waiters_dispose (self);
   G_OBJECT_CLASS (spawn_process_parent_class)->dispose (object);
 }
 

@@ -12,7 +12,7 @@
 #error "Only <libspawn/libspawn.h> can be included directly."
 #endif
 
-#include <glib-object.h>
+#include <gio/gio.h>
 
 #include <libspawn/spawn-async.h>
 
@@ -176,14 +176,52 @@ SPAWN_API void spawn_process_close_write_channel (SpawnProcess *self);
 SPAWN_API gboolean spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms,
                                                    GError **error);
 SPAWN_API gboolean spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms,
+                                                      GCancellable *cancellable,
                                                       GError **error);
 SPAWN_API gboolean spawn_process_wait_for_bytes_written (SpawnProcess *self, int timeout_ms,
+                                                         GCancellable *cancellable,
                                                          GError **error);
 SPAWN_API gboolean spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms,
+                                                    GCancellable *cancellable,
                                                     GError **error);
 
 SPAWN_API gboolean spawn_process_execute (const char * const *argv, int timeout_ms,
                                           GBytes **stdout_out, GBytes **stderr_out,
-                                          SpawnExitInfo *info, GError **error);
+                                          SpawnExitInfo *info, GCancellable *cancellable,
+                                          GError **error);
+
+/* GIO-style: the callback runs in the thread-default main context of the
+ * caller; the process is still watched from its own (see docs/process.md). */
+SPAWN_API void spawn_process_wait_async (SpawnProcess *self, GCancellable *cancellable,
+                                         GAsyncReadyCallback callback, gpointer user_data);
+SPAWN_API gboolean spawn_process_wait_finish (SpawnProcess *self, GAsyncResult *result,
+                                              GError **error);
+SPAWN_API void spawn_process_wait_check_async (SpawnProcess *self, GCancellable *cancellable,
+                                               GAsyncReadyCallback callback,
+                                               gpointer user_data);
+SPAWN_API gboolean spawn_process_wait_check_finish (SpawnProcess *self, GAsyncResult *result,
+                                                    GError **error);
+
+SPAWN_API gboolean spawn_process_communicate (SpawnProcess *self, GBytes *stdin_buf,
+                                              GCancellable *cancellable, GBytes **stdout_buf,
+                                              GBytes **stderr_buf, GError **error);
+SPAWN_API void spawn_process_communicate_async (SpawnProcess *self, GBytes *stdin_buf,
+                                                GCancellable *cancellable,
+                                                GAsyncReadyCallback callback,
+                                                gpointer user_data);
+SPAWN_API gboolean spawn_process_communicate_finish (SpawnProcess *self, GAsyncResult *result,
+                                                     GBytes **stdout_buf, GBytes **stderr_buf,
+                                                     GError **error);
+SPAWN_API gboolean spawn_process_communicate_utf8 (SpawnProcess *self, const char *stdin_buf,
+                                                   GCancellable *cancellable, char **stdout_buf,
+                                                   char **stderr_buf, GError **error);
+SPAWN_API void spawn_process_communicate_utf8_async (SpawnProcess *self, const char *stdin_buf,
+                                                     GCancellable *cancellable,
+                                                     GAsyncReadyCallback callback,
+                                                     gpointer user_data);
+SPAWN_API gboolean spawn_process_communicate_utf8_finish (SpawnProcess *self,
+                                                          GAsyncResult *result,
+                                                          char **stdout_buf, char **stderr_buf,
+                                                          GError **error);
 
 G_END_DECLS

@@ -322,7 +322,7 @@ wait_finished_ok (SpawnProcess *proc, int timeout_ms)
 {
   GError *error = NULL;
 
-  g_assert_true (spawn_process_wait_for_finished (proc, timeout_ms, &error));
+  g_assert_true (spawn_process_wait_for_finished (proc, timeout_ms, NULL, &error));
   g_assert_no_error (error);
 }
 
@@ -602,7 +602,7 @@ test_exit_codes (gconstpointer data)
       g_assert_cmpint (g_array_index (ev.states, int, 2), ==, SPAWN_PROCESS_NOT_RUNNING);
 
       /* As in Qt: waiting for a process that has finished is an error. */
-      g_assert_false (spawn_process_wait_for_finished (proc, 1000, &error));
+      g_assert_false (spawn_process_wait_for_finished (proc, 1000, NULL, &error));
       g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
       g_clear_error (&error);
       g_object_unref (proc);
@@ -711,7 +711,7 @@ test_not_found (gconstpointer data)
       g_assert_false (spawn_process_wait_for_started (proc, 1000, &error));
       g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
       g_clear_error (&error);
-      g_assert_false (spawn_process_wait_for_finished (proc, 1000, &error));
+      g_assert_false (spawn_process_wait_for_finished (proc, 1000, NULL, &error));
       g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
       g_clear_error (&error);
       pump (100);
@@ -743,7 +743,7 @@ test_wait_timeout (gconstpointer data)
   pid = spawn_process_get_pid (proc);
 
   t0 = g_get_monotonic_time ();
-  g_assert_false (spawn_process_wait_for_finished (proc, 300, &error));
+  g_assert_false (spawn_process_wait_for_finished (proc, 300, NULL, &error));
   elapsed = g_get_monotonic_time () - t0;
   g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
   g_clear_error (&error);
@@ -755,7 +755,7 @@ test_wait_timeout (gconstpointer data)
   assert_alive (pid);
 
   t0 = g_get_monotonic_time ();
-  g_assert_false (spawn_process_wait_for_ready_read (proc, 200, &error));
+  g_assert_false (spawn_process_wait_for_ready_read (proc, 200, NULL, &error));
   elapsed = g_get_monotonic_time () - t0;
   g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
   g_clear_error (&error);
@@ -889,7 +889,7 @@ test_echo_blocking (gconstpointer data)
   for (i = 0; spawn_process_get_bytes_to_write (proc) > 0; i++)
     {
       g_assert_cmpint (i, <, 100000);
-      g_assert_true (spawn_process_wait_for_bytes_written (proc, WAIT_MS, &error));
+      g_assert_true (spawn_process_wait_for_bytes_written (proc, WAIT_MS, NULL, &error));
       g_assert_no_error (error);
       collect_channel (proc, SPAWN_PROCESS_STDOUT, got);
     }
@@ -900,7 +900,7 @@ test_echo_blocking (gconstpointer data)
       gboolean ok;
 
       g_assert_cmpint (i, <, 100000);
-      ok = spawn_process_wait_for_ready_read (proc, WAIT_MS, &error);
+      ok = spawn_process_wait_for_ready_read (proc, WAIT_MS, NULL, &error);
       collect_channel (proc, SPAWN_PROCESS_STDOUT, got);
       if (!ok)
         {
@@ -987,7 +987,7 @@ wait_for_available (SpawnProcess *proc, gsize n)
   for (i = 0; spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT) < n; i++)
     {
       g_assert_cmpint (i, <, 1000);
-      g_assert_true (spawn_process_wait_for_ready_read (proc, WAIT_MS, &error));
+      g_assert_true (spawn_process_wait_for_ready_read (proc, WAIT_MS, NULL, &error));
       g_assert_no_error (error);
     }
   g_assert_cmpuint (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT), ==, n);
@@ -1156,7 +1156,7 @@ test_stdout_closed_early (gconstpointer data)
   /* A poll on the hung-up pipe would return at once, every time. */
   cpu = cpu_usec_self ();
   pump (500);
-  g_assert_false (spawn_process_wait_for_finished (proc, 500, &error));
+  g_assert_false (spawn_process_wait_for_finished (proc, 500, NULL, &error));
   g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
   g_clear_error (&error);
   cpu = cpu_usec_self () - cpu;
@@ -1747,7 +1747,7 @@ test_write_closed_stdin (gconstpointer data)
             g_assert_true (iterate_until (has_write_error, &ev, WAIT_MS));
           else
             {
-              g_assert_false (spawn_process_wait_for_bytes_written (proc, WAIT_MS, &error));
+              g_assert_false (spawn_process_wait_for_bytes_written (proc, WAIT_MS, NULL, &error));
               g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR);
               g_clear_error (&error);
             }
@@ -1935,11 +1935,11 @@ test_channel_forward (gconstpointer data)
   g_object_unref (proc);
   events_clear (&ev);
 
-  g_assert_true (spawn_process_execute (lines, WAIT_MS, NULL, &err, &info, &error));
+  g_assert_true (spawn_process_execute (lines, WAIT_MS, NULL, &err, &info, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (g_bytes_get_size (err), ==, 0);
   g_clear_pointer (&err, g_bytes_unref);
-  g_assert_true (spawn_process_execute (to_stderr, WAIT_MS, &out, NULL, &info, &error));
+  g_assert_true (spawn_process_execute (to_stderr, WAIT_MS, &out, NULL, &info, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (g_bytes_get_size (out), ==, 0);
   g_clear_pointer (&out, g_bytes_unref);
@@ -2022,7 +2022,7 @@ test_execute (gconstpointer data)
                   "reaps it and fails with TIMED_OUT");
   if (!testutil_use_backend (data))
     return;
-  g_assert_true (spawn_process_execute (both, WAIT_MS, &out, &err, &info, &error));
+  g_assert_true (spawn_process_execute (both, WAIT_MS, &out, &err, &info, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpmem (g_bytes_get_data (out, NULL), g_bytes_get_size (out),
                    "out 0\nout 1\nout 2\n", 18);
@@ -2035,7 +2035,7 @@ test_execute (gconstpointer data)
   g_clear_pointer (&err, g_bytes_unref);
 
   /* An exit status is a result, not an error. */
-  g_assert_true (spawn_process_execute (seven, WAIT_MS, &out, &err, &info, &error));
+  g_assert_true (spawn_process_execute (seven, WAIT_MS, &out, &err, &info, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
   g_assert_cmpint (info.status, ==, 7);
@@ -2045,7 +2045,7 @@ test_execute (gconstpointer data)
   g_clear_pointer (&err, g_bytes_unref);
 
   /* cat would wait for ever on a pipe; on /dev/null it ends. */
-  g_assert_true (spawn_process_execute (cat, WAIT_MS, &out, &err, &info, &error));
+  g_assert_true (spawn_process_execute (cat, WAIT_MS, &out, &err, &info, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
   g_assert_cmpint (info.status, ==, 0);
@@ -2053,14 +2053,14 @@ test_execute (gconstpointer data)
   g_clear_pointer (&out, g_bytes_unref);
   g_clear_pointer (&err, g_bytes_unref);
 
-  g_assert_false (spawn_process_execute (missing, WAIT_MS, &out, &err, &info, &error));
+  g_assert_false (spawn_process_execute (missing, WAIT_MS, &out, &err, &info, NULL, &error));
   g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
   g_clear_error (&error);
   g_clear_pointer (&out, g_bytes_unref);
   g_clear_pointer (&err, g_bytes_unref);
 
   t0 = g_get_monotonic_time ();
-  g_assert_false (spawn_process_execute (sleeper, 300, &out, &err, &info, &error));
+  g_assert_false (spawn_process_execute (sleeper, 300, &out, &err, &info, NULL, &error));
   elapsed = g_get_monotonic_time () - t0;
   g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
   g_clear_error (&error);
@@ -2204,7 +2204,7 @@ test_wait_zero (gconstpointer data)
   for (polls = 0; spawn_process_get_bytes_to_write (proc) > 0; polls++)
     {
       g_assert_cmpint (g_get_monotonic_time (), <, guard);
-      if (!spawn_process_wait_for_bytes_written (proc, 0, &error))
+      if (!spawn_process_wait_for_bytes_written (proc, 0, NULL, &error))
         {
           g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
           g_clear_error (&error);
@@ -2216,7 +2216,7 @@ test_wait_zero (gconstpointer data)
   while (ev.out->len < 1024 * 1024)
     {
       g_assert_cmpint (g_get_monotonic_time (), <, guard);
-      if (!spawn_process_wait_for_ready_read (proc, 0, &error))
+      if (!spawn_process_wait_for_ready_read (proc, 0, NULL, &error))
         {
           g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
           g_clear_error (&error);
@@ -2224,7 +2224,7 @@ test_wait_zero (gconstpointer data)
       collect_channel (proc, SPAWN_PROCESS_STDOUT, ev.out);
     }
   assert_same_bytes (ev.out->data, ev.out->len, input, 1024 * 1024);
-  while (!spawn_process_wait_for_finished (proc, 0, &error))
+  while (!spawn_process_wait_for_finished (proc, 0, NULL, &error))
     {
       g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
       g_clear_error (&error);
@@ -2266,7 +2266,7 @@ test_wait_one_thing (gconstpointer data)
       for (i = 0; spawn_process_get_bytes_to_write (proc) > 0; i++)
         {
           g_assert_cmpint (i, <, 100000);
-          g_assert_true (spawn_process_wait_for_bytes_written (proc, WAIT_MS, &error));
+          g_assert_true (spawn_process_wait_for_bytes_written (proc, WAIT_MS, NULL, &error));
           g_assert_no_error (error);
         }
       wait_finished_ok (proc, WAIT_MS);
@@ -2284,7 +2284,7 @@ test_wait_one_thing (gconstpointer data)
         {
           g_autofree char *more = NULL;
 
-          g_assert_true (spawn_process_wait_for_ready_read (proc, WAIT_MS, &error));
+          g_assert_true (spawn_process_wait_for_ready_read (proc, WAIT_MS, NULL, &error));
           g_assert_no_error (error);
           more = read_all_str (proc, SPAWN_PROCESS_STDOUT);
           g_string_append (got, more);
@@ -2318,7 +2318,7 @@ test_poll_fails (gconstpointer data)
   low = saved;
   low.rlim_cur = 1;
   g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &low));
-  g_assert_false (spawn_process_wait_for_finished (proc, WAIT_MS, &error));
+  g_assert_false (spawn_process_wait_for_finished (proc, WAIT_MS, NULL, &error));
   g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &saved));
   g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_READ_ERROR);
   g_test_message ("%s", error->message);
@@ -2523,7 +2523,7 @@ on_ready_wait_more (SpawnProcess *proc, gpointer data)
       r->waits++;
       g_assert_true (spawn_process_write (proc, "more\n", 5, &error));
       g_assert_no_error (error);
-      g_assert_true (spawn_process_wait_for_ready_read (proc, WAIT_MS, &error));
+      g_assert_true (spawn_process_wait_for_ready_read (proc, WAIT_MS, NULL, &error));
       g_assert_no_error (error);
       collect_channel (proc, SPAWN_PROCESS_STDOUT, r->got);
     }
@@ -2565,7 +2565,7 @@ test_no_recursive_emission (gconstpointer data)
   /* Whatever the handlers left buffered goes out from here. */
   while (r.to_write > 0 || spawn_process_get_bytes_to_write (r.proc) > 0)
     {
-      g_assert_true (spawn_process_wait_for_bytes_written (r.proc, WAIT_MS, &error));
+      g_assert_true (spawn_process_wait_for_bytes_written (r.proc, WAIT_MS, NULL, &error));
       g_assert_no_error (error);
     }
   spawn_process_close_write_channel (r.proc);
@@ -2594,7 +2594,7 @@ test_no_recursive_emission (gconstpointer data)
       else
         while (r.waits < 20)
           {
-            g_assert_true (spawn_process_wait_for_ready_read (r.proc, WAIT_MS, &error));
+            g_assert_true (spawn_process_wait_for_ready_read (r.proc, WAIT_MS, NULL, &error));
             g_assert_no_error (error);
           }
       spawn_process_close_write_channel (r.proc);
@@ -2700,7 +2700,7 @@ run_drop_case (DropCase *dc)
   if (weak != NULL && g_str_equal (dc->signal, "bytes-written"))
     g_assert_true (spawn_process_write (proc, "x\n", 2, NULL));
   if (weak != NULL && dc->blocking)
-    spawn_process_wait_for_finished (proc, WAIT_MS, NULL);
+    spawn_process_wait_for_finished (proc, WAIT_MS, NULL, NULL);
   if (weak != NULL)
     g_assert_true (iterate_until (is_gone, &weak, WAIT_MS));
   g_assert_true (dc->dropped);
@@ -2773,7 +2773,7 @@ execute_worker (gpointer data)
       GError *error = NULL;
       SpawnExitInfo info;
 
-      if (!spawn_process_execute (argv, WAIT_MS, &out, &err, &info, &error) ||
+      if (!spawn_process_execute (argv, WAIT_MS, &out, &err, &info, NULL, &error) ||
           info.kind != SPAWN_EXIT_EXITED || info.status != 0 ||
           g_bytes_get_size (out) != strlen (want) ||
           memcmp (g_bytes_get_data (out, NULL), want, strlen (want)) != 0 ||
@@ -2838,7 +2838,7 @@ foreign_wait_worker (gpointer data)
   fw->proc = helper_process ("exit", "6", NULL);
   events_watch (fw->ev, fw->proc);
   start_ok (fw->proc);
-  fw->waited = spawn_process_wait_for_finished (fw->proc, WAIT_MS, &fw->error);
+  fw->waited = spawn_process_wait_for_finished (fw->proc, WAIT_MS, NULL, &fw->error);
   return NULL;
 }
 
@@ -2979,7 +2979,7 @@ test_restart_in_handler (gconstpointer data)
         if (round == 1)
           {
             /* Returns for the first run; the second is still to wait for. */
-            g_assert_true (spawn_process_wait_for_finished (proc, WAIT_MS, &error));
+            g_assert_true (spawn_process_wait_for_finished (proc, WAIT_MS, NULL, &error));
             g_assert_no_error (error);
             g_assert_cmpint (r.restarts, ==, 1);
             wait_finished_ok (proc, WAIT_MS);
@@ -3001,7 +3001,7 @@ test_restart_in_handler (gconstpointer data)
     g_signal_connect (proc, "finished", G_CALLBACK (log_run_finished), &r);
     g_signal_connect (proc, "finished", G_CALLBACK (restart_on_finished), &r);
     start_ok (proc);
-    g_assert_true (spawn_process_wait_for_finished (proc, WAIT_MS, &error));
+    g_assert_true (spawn_process_wait_for_finished (proc, WAIT_MS, NULL, &error));
     g_assert_no_error (error);
     g_assert_cmpstr (r.log->str, ==, " started finished:3 started");
     g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);

@@ -1205,7 +1205,7 @@ test_thief_mid_reap (gconstpointer data)
       SpawnChild *child = start_full (argv, 0, NULL, NULL, &error);
 
       g_assert_no_error (error);
-      if (spawn_child_wait (child, &info, &error))
+      if (spawn_child_wait (child, &info, NULL, &error))
         {
           g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
           g_assert_cmpint (info.status, ==, 3);
@@ -1300,7 +1300,7 @@ pid_reuse_scenario (gboolean handler_sees_it)
   g_assert_false (spawn_child_send_signal (child, SIGTERM, &error));
   g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_SRCH);
   g_clear_error (&error);
-  g_assert_false (spawn_child_wait (child, &info, &error));
+  g_assert_false (spawn_child_wait (child, &info, NULL, &error));
   g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_STATUS_LOST);
   g_clear_error (&error);
 

@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_CONTENDERS 16
+#define MAX_CONTENDERS 20
 
 int bench_pending;
 
@@ -594,6 +594,20 @@ compute_targets (void)
     }
 }
 
+/* For a "libspawn-B-wait_async" contender, the index of "libspawn-B"
+ * (spawn_child_watch_add on the same backend, same run); else -1. */
+static int
+watch_twin (gsize k)
+{
+  const char *name = contenders[k].name;
+  g_autofree char *twin = NULL;
+
+  if (!g_str_has_suffix (name, "-wait_async"))
+    return -1;
+  twin = g_strndup (name, strlen (name) - strlen ("-wait_async"));
+  return find_contender (twin);
+}
+
 static void
 print_table (const char *kernel)
 {
@@ -683,6 +697,33 @@ print_table (const char *kernel)
                   (r->rss_kib_after - r->rss_kib_before) / memory_children,
                   (r->fds_after - r->fds_before) / memory_children,
                   r->threads_after - r->threads_before);
+        }
+    }
+
+  if (results[0].seq[0]->len > 0 || results[0].latency->len > 0)
+    {
+      gboolean header = FALSE;
+
+      for (k = 0; k < n_contenders; k++)
+        {
+          Results *r = &results[k];
+          int w = watch_twin (k);
+
+          if (w < 0)
+            continue;
+          if (!header)
+            {
+              printf ("\n6. spawn_child_wait_async() against spawn_child_watch_add(), same\n"
+                      "   backend, same run: ratio of medians (1.00 = no overhead)\n");
+              printf ("%-27s %10s %10s %10s %10s\n", "contender", "seq small", "seq large",
+                      "1000 conc", "latency");
+              header = TRUE;
+            }
+          printf ("%-27s %10.3f %10.3f %10.3f %10.3f\n", contenders[k].name,
+                  ratio (median (r->seq[0]), median (results[w].seq[0])),
+                  ratio (median (r->seq[1]), median (results[w].seq[1])),
+                  ratio (median (r->conc[1]), median (results[w].conc[1])),
+                  ratio (median (r->latency), median (results[w].latency)));
         }
     }
 
@@ -811,6 +852,20 @@ write_json (const char *path, const char *kernel)
           json_num (s, (r->fds_after - r->fds_before) / memory_children);
           g_string_append (s, ", \"threads_added\": ");
           json_num (s, r->threads_after - r->threads_before);
+          g_string_append (s, "}");
+        }
+      if (watch_twin (k) >= 0)
+        {
+          Results *w = &results[watch_twin (k)];
+
+          g_string_append (s, ",\n     \"over_watch_add\": {\"seq_small\": ");
+          json_num (s, ratio (median (r->seq[0]), median (w->seq[0])));
+          g_string_append (s, ", \"seq_large\": ");
+          json_num (s, ratio (median (r->seq[1]), median (w->seq[1])));
+          g_string_append (s, ", \"conc_large\": ");
+          json_num (s, ratio (median (r->conc[1]), median (w->conc[1])));
+          g_string_append (s, ", \"latency\": ");
+          json_num (s, ratio (median (r->latency), median (w->latency)));
           g_string_append (s, "}");
         }
       g_string_append_printf (s, "}%s\n", k + 1 < n_contenders ? "," : "");

@@ -1,5 +1,6 @@
-/* contenders-glib.c - libspawn (per backend), SpawnProcess (per backend),
- * g_spawn_async + g_child_watch_add and GSubprocess
+/* contenders-glib.c - libspawn (per backend; watch and GIO-style wait),
+ * SpawnProcess (per backend), g_spawn_async + g_child_watch_add and
+ * GSubprocess
  *
  * Each is used the way its documentation suggests for "start a program,
  * tell me when it ends", with the defaults an application would use: the
@@ -45,6 +46,41 @@ libspawn_start (BenchContender *c G_GNUC_UNUSED, const char * const *argv,
   bench_pending++;
   spawn_child_watch_add (child, libspawn_exited, slot);
   spawn_child_unref (child);
+}
+
+static void
+libspawn_waited (GObject *source G_GNUC_UNUSED, GAsyncResult *result, gpointer data)
+{
+  BenchSlot *slot = data;
+  GError *error = NULL;
+
+  if (!spawn_child_wait_finish (slot->handle, result, NULL, &error))
+    bench_die ("spawn_child_wait_finish: %s", error->message);
+  bench_exited (slot);
+}
+
+/* The same child, learnt through spawn_child_wait_async(): what a GTask
+ * and its idle cost on top of the watch. */
+static void
+libspawn_async_start (BenchContender *c G_GNUC_UNUSED, const char * const *argv,
+                      BenchSlot *slot)
+{
+  GError *error = NULL;
+  SpawnChild *child;
+
+  child = spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                          NULL, NULL, 0, NULL, NULL, NULL, &error);
+  if (child == NULL)
+    bench_die ("spawn_async_fd: %s", error->message);
+  bench_pending++;
+  slot->handle = child;
+  spawn_child_wait_async (child, NULL, libspawn_waited, slot);
+}
+
+static void
+libspawn_async_cleanup (BenchContender *c G_GNUC_UNUSED, BenchSlot *slot)
+{
+  g_clear_pointer ((SpawnChild **) &slot->handle, spawn_child_unref);
 }
 
 static void
@@ -137,11 +173,18 @@ bench_glib_contenders (BenchContender *out, gsize max)
     {
       if (!spawn_backend_is_available (backends[i]))
         continue;
-      g_assert (n + 2 <= max);
+      g_assert (n + 3 <= max);
       out[n++] = (BenchContender) {
         .name = g_strconcat ("libspawn-", spawn_backend_to_string (backends[i]), NULL),
         .family = "libspawn", .backend = backends[i], .setup = libspawn_setup,
         .start = libspawn_start, .wait = bench_main_loop_wait,
+      };
+      out[n++] = (BenchContender) {
+        .name = g_strconcat ("libspawn-", spawn_backend_to_string (backends[i]),
+                             "-wait_async", NULL),
+        .family = "libspawn-async", .backend = backends[i], .setup = libspawn_setup,
+        .start = libspawn_async_start, .wait = bench_main_loop_wait,
+        .cleanup = libspawn_async_cleanup,
       };
       out[n++] = (BenchContender) {
         .name = g_strconcat ("SpawnProcess-", spawn_backend_to_string (backends[i]), NULL),
