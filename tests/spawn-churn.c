@@ -204,7 +204,7 @@ main (int argc, char **argv)
         if (warm[i])
           {
             spawn_child_send_signal (warm[i], SIGKILL, NULL);
-            spawn_child_wait (warm[i], NULL, NULL);
+            spawn_child_wait (warm[i], NULL, NULL, NULL);
             spawn_child_unref (warm[i]);
           }
     }

@@ -1111,7 +1111,7 @@ kernel_has_clonefd_get_info (void)
 
   ok = ioctl (spawn_child_get_fd (child), CLONEFD_GET_INFO, &r) == 0 ||
        errno != ENOTTY;
-  g_assert_true (spawn_child_wait (child, NULL, NULL));
+  g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
   spawn_child_unref (child);
   return ok;
 }
@@ -1162,7 +1162,7 @@ test_forked_reader (gconstpointer data)
   /* The fork took the one report read() gives. */
   g_assert_true (WIFEXITED (status));
   g_assert_cmpint (WEXITSTATUS (status), ==, 0);
-  g_assert_true (spawn_child_wait (child, &info, &error));
+  g_assert_true (spawn_child_wait (child, &info, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
   g_assert_cmpint (info.status, ==, 5);
