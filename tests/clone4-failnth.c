@@ -1,0 +1,465 @@
+/* clone4-failnth: systematic fault injection inside clone4().
+ *
+ * For each combination of CLONE_FD and CLONE_AUTOREAP (and both with
+ * CLONE_VM | CLONE_VFORK), fail the 1st, 2nd, 3rd ... fault point that the
+ * calling task passes inside clone4() -- slab allocation, page allocation
+ * or user copy, through /proc/thread-self/fail-nth -- until a call runs
+ * without reaching the Nth point.  After each call that failed: an errno
+ * from the expected set, no descriptor installed, *clonefd not naming an
+ * open descriptor, no child and no zombie.  A call that succeeded despite
+ * the fault (the kernel has a fallback) must deliver a whole child whose
+ * exit is reported.  At the end, a kmemleak scan must find nothing.
+ *
+ * Needs a kernel with clone4 and CONFIG_FAULT_INJECTION (the debug
+ * variant); elsewhere it says why and skips.  Root, for debugfs.  x86_64.
+ *
+ * TAP on stdout, one line per combination and one for kmemleak.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NR_CLONE4 1000
+#define CLONE_AUTOREAP_ (1ULL << 61)
+#define CLONE_FD_ (1ULL << 62)
+#define CHILD_STATUS 7
+/* No combination has come near this many fault points; reaching it means
+ * the loop no longer converges. */
+#define MAX_POINTS 2000
+
+struct clone4_args {
+  uint64_t ptid, ctid, stack_start, stack_size, tls, clonefd;
+  uint32_t clonefd_flags, pad;
+};
+
+struct clonefd_info {
+  uint32_t code, status;
+  uint64_t utime, stime;
+};
+
+static int tap_n, tap_failed;
+static char failure[512]; /* the first failure of the current combination */
+
+static void
+fail (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+static void
+fail (const char *fmt, ...)
+{
+  va_list ap;
+
+  if (failure[0])
+    return;
+  va_start (ap, fmt);
+  vsnprintf (failure, sizeof failure, fmt, ap);
+  va_end (ap);
+}
+
+/* clone4() whose child exits at once with CHILD_STATUS, without touching
+ * memory: so it is safe with CLONE_VM and without a stack of its own, and
+ * a CLONE_VFORK child cannot disturb the frame the parent returns to. */
+static long
+clone4_exiting_child (uint64_t flags, struct clone4_args *args)
+{
+  register unsigned long r10 __asm__ ("r10") = (unsigned long) args;
+  long ret;
+
+  __asm__ volatile ("syscall\n\t"
+                    "test %%rax, %%rax\n\t"
+                    "jnz 1f\n\t"
+                    "mov $60, %%eax\n\t" /* SYS_exit */
+                    "mov %[status], %%edi\n\t"
+                    "syscall\n\t"
+                    "hlt\n"
+                    "1:"
+                    : "=a"(ret)
+                    : "0"((long) NR_CLONE4), "D"((unsigned long) (flags >> 32)),
+                      "S"((unsigned long) (uint32_t) flags),
+                      "d"((unsigned long) sizeof *args), "r"(r10),
+                      [status] "i"(CHILD_STATUS)
+                    : "rcx", "r11", "memory");
+  return ret;
+}
+
+static int
+write_file (const char *path, const char *value)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  ssize_t n;
+  int err;
+
+  if (fd < 0)
+    return -errno;
+  n = write (fd, value, strlen (value));
+  err = n < 0 ? -errno : 0;
+  close (fd);
+  return err;
+}
+
+static int
+count_fds (void)
+{
+  DIR *d = opendir ("/proc/self/fd");
+  struct dirent *e;
+  int n = 0;
+
+  if (!d)
+    return -1;
+  while ((e = readdir (d)))
+    if (e->d_name[0] != '.')
+      n++;
+  closedir (d);
+  return n - 1; /* the directory's own descriptor */
+}
+
+/* Processes whose parent is us, zombies included: waitpid() cannot see
+ * autoreaped children, /proc can. */
+static int
+count_children (void)
+{
+  DIR *d = opendir ("/proc");
+  struct dirent *e;
+  pid_t self = getpid ();
+  int n = 0;
+
+  if (!d)
+    return -1;
+  while ((e = readdir (d))) {
+    char path[300], buf[512], *p;
+    int fd, ppid;
+    ssize_t len;
+
+    if (e->d_name[0] < '0' || e->d_name[0] > '9')
+      continue;
+    snprintf (path, sizeof path, "/proc/%s/stat", e->d_name);
+    fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      continue; /* gone meanwhile */
+    len = read (fd, buf, sizeof buf - 1);
+    close (fd);
+    if (len <= 0)
+      continue;
+    buf[len] = '\0';
+    /* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
+    p = strrchr (buf, ')');
+    if (p && sscanf (p + 1, " %*c %d", &ppid) == 1 && ppid == self)
+      n++;
+  }
+  closedir (d);
+  return n;
+}
+
+/* Waits up to five seconds for an autoreaped child to disappear. */
+static int
+wait_gone (pid_t pid)
+{
+  for (int i = 0; i < 500; i++) {
+    if (kill (pid, 0) < 0 && errno == ESRCH)
+      return 0;
+    usleep (10000);
+  }
+  return -1;
+}
+
+/* The child of a call that succeeded: it must have exited with
+ * CHILD_STATUS, told through the fd when there is one, and leave nothing. */
+static void
+collect (uint64_t flags, pid_t pid, int fd, int point)
+{
+  if (flags & CLONE_FD_) {
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    struct clonefd_info info;
+
+    if (fd < 0 || fcntl (fd, F_GETFD) < 0) {
+      fail ("point %d: call succeeded but *clonefd = %d is no descriptor", point, fd);
+      return;
+    }
+    if (poll (&p, 1, 10000) != 1)
+      fail ("point %d: clone fd never became readable", point);
+    else if (read (fd, &info, sizeof info) != (ssize_t) sizeof info)
+      fail ("point %d: read of the clone fd: %s", point, strerror (errno));
+    else if (info.code != CLD_EXITED || info.status != CHILD_STATUS)
+      fail ("point %d: report code %u status %u, wanted CLD_EXITED %d", point,
+            info.code, info.status, CHILD_STATUS);
+    close (fd);
+  }
+  if (flags & CLONE_AUTOREAP_) {
+    if (wait_gone (pid) < 0)
+      fail ("point %d: autoreaped child %d still there after 5 s", point, pid);
+  } else {
+    int status;
+
+    if (waitpid (pid, &status, __WALL) != pid)
+      fail ("point %d: waitpid(%d): %s", point, pid, strerror (errno));
+    else if (!WIFEXITED (status) || WEXITSTATUS (status) != CHILD_STATUS)
+      fail ("point %d: child status 0x%x", point, status);
+  }
+}
+
+/* How many fault points were left to pass when the call returned; 0 when
+ * the fault was injected.  Leaves fail-nth at 0.  Nothing may run between
+ * the call and this: every fault point passed counts down, and so do the
+ * user copies of this very read and write -- which is why a read that
+ * fails with EFAULT means "1 left" (its own copy took it), and a failed
+ * reset still leaves the counter at 0 (its copy was the last point). */
+static int
+read_remaining (int nth_fd)
+{
+  char buf[32];
+  ssize_t len = pread (nth_fd, buf, sizeof buf - 1, 0);
+  int saved_errno = errno;
+
+  if (pwrite (nth_fd, "0", 1, 0) < 0 && errno != EFAULT)
+    return -errno;
+  if (pwrite (nth_fd, "0", 1, 0) < 0)
+    return -errno;
+  if (len < 0)
+    return saved_errno == EFAULT ? 1 : -saved_errno;
+  buf[len] = '\0';
+  return atoi (buf);
+}
+
+struct combination {
+  const char *name;
+  uint64_t flags;
+};
+
+/* Runs one combination; returns its number of fault points. */
+static int
+run_combination (const struct combination *c, int nth_fd, int *passed, int *failed)
+{
+  int enomem = 0, efault = 0, eagain = 0, tolerated = 0, points = 0;
+  int fds_before = count_fds (), children_before = count_children ();
+
+  for (int n = 1; n <= MAX_POINTS; n++) {
+    struct clone4_args args = { 0 };
+    int slot = -1, lowest, remaining;
+    char buf[32];
+    long ret;
+
+    /* The number the next descriptor would get. */
+    lowest = dup (0);
+    close (lowest);
+    if (c->flags & CLONE_FD_) {
+      args.clonefd = (uintptr_t) &slot;
+      args.clonefd_flags = O_CLOEXEC;
+    }
+
+    snprintf (buf, sizeof buf, "%d", n);
+    if (pwrite (nth_fd, buf, strlen (buf), 0) < 0) {
+      fail ("writing %d to fail-nth: %s", n, strerror (errno));
+      break;
+    }
+    ret = clone4_exiting_child (c->flags, &args);
+    remaining = read_remaining (nth_fd);
+    if (remaining < 0) {
+      fail ("reading fail-nth after point %d: %s", n, strerror (-remaining));
+      if (ret > 0)
+        collect (c->flags, ret, slot, n);
+      break;
+    }
+
+    if (remaining > 0) {
+      /* The call passed fewer than n points: it ran untouched, and must
+       * have worked. */
+      if (ret < 0)
+        fail ("untouched call (n = %d) failed: %s", n, strerror ((int) -ret));
+      else
+        collect (c->flags, ret, slot, n);
+      break;
+    }
+    points = n;
+    if (ret > 0) {
+      tolerated++;
+      collect (c->flags, ret, slot, n);
+    } else {
+      switch (-ret) {
+      case ENOMEM: enomem++; break;
+      case EFAULT: efault++; break;
+      case EAGAIN: eagain++; break;
+      default:
+        fail ("point %d: unexpected errno %ld (%s)", n, -ret, strerror ((int) -ret));
+      }
+      if (slot != -1 && fcntl (slot, F_GETFD) >= 0)
+        fail ("point %d: failed call left *clonefd = %d, an open descriptor", n, slot);
+      if (fcntl (lowest, F_GETFD) >= 0)
+        fail ("point %d: failed call installed descriptor %d", n, lowest);
+    }
+    if (count_fds () != fds_before)
+      fail ("point %d: %d descriptors, %d before", n, count_fds (), fds_before);
+    if (count_children () != children_before)
+      fail ("point %d: %d children or zombies, %d before", n, count_children (),
+            children_before);
+    if (failure[0])
+      (*failed)++;
+    else
+      (*passed)++;
+    if (n == MAX_POINTS)
+      fail ("still failing at point %d: the loop does not converge", n);
+  }
+
+  tap_n++;
+  if (failure[0]) {
+    tap_failed++;
+    printf ("not ok %d %s: %s\n", tap_n, c->name, failure);
+  } else if (points == 0) {
+    tap_failed++;
+    printf ("not ok %d %s: no fault point reached: is fail-nth honoured?\n", tap_n, c->name);
+  } else {
+    printf ("ok %d %s: %d fault points, each failed cleanly (ENOMEM %d, EFAULT %d, "
+            "EAGAIN %d) or succeeded whole (%d)\n",
+            tap_n, c->name, points, enomem, efault, eagain, tolerated);
+  }
+  fflush (stdout);
+  return points;
+}
+
+/* Lets fail-nth reach every allocation: by default failslab and
+ * fail_page_alloc skip those that may sleep (nearly all of clone's), and
+ * every injected fault prints a stack trace. */
+static int
+configure_injection (void)
+{
+  static const struct { const char *path, *value; } knobs[] = {
+    { "/sys/kernel/debug/failslab/ignore-gfp-wait", "N" },
+    { "/sys/kernel/debug/failslab/verbose", "0" },
+    { "/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N" },
+    { "/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem", "N" },
+    { "/sys/kernel/debug/fail_page_alloc/min-order", "0" },
+    { "/sys/kernel/debug/fail_page_alloc/verbose", "0" },
+    { "/sys/kernel/debug/fail_usercopy/verbose", "0" },
+  };
+
+  for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
+    int err = write_file (knobs[i].path, knobs[i].value);
+
+    if (err) {
+      printf ("# %s: %s\n", knobs[i].path, strerror (-err));
+      return err;
+    }
+  }
+  return 0;
+}
+
+/* kmemleak reports objects unreferenced for five seconds: scan, wait,
+ * scan, then read what it found. */
+static void
+check_kmemleak (void)
+{
+  const char *path = "/sys/kernel/debug/kmemleak";
+  char buf[4096];
+  ssize_t len;
+  int fd;
+
+  tap_n++;
+  if (write_file (path, "scan") < 0) {
+    printf ("ok %d kmemleak # SKIP %s not writable: kernel without CONFIG_DEBUG_KMEMLEAK\n",
+            tap_n, path);
+    return;
+  }
+  sleep (6);
+  /* kmemleak turns itself off when it runs out of metadata (an injected
+   * fault may do that): then it would report nothing, silently. */
+  if ((fd = write_file (path, "scan")) < 0) {
+    tap_failed++;
+    printf ("not ok %d kmemleak: second scan: %s (disabled meanwhile?)\n", tap_n, strerror (-fd));
+    return;
+  }
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  len = fd < 0 ? -1 : read (fd, buf, sizeof buf - 1);
+  if (fd >= 0)
+    close (fd);
+  if (len < 0) {
+    tap_failed++;
+    printf ("not ok %d kmemleak: reading %s: %s\n", tap_n, path, strerror (errno));
+  } else if (len > 0) {
+    buf[len] = '\0';
+    tap_failed++;
+    printf ("not ok %d kmemleak: it reports a leak:\n", tap_n);
+    for (char *line = strtok (buf, "\n"); line; line = strtok (NULL, "\n"))
+      printf ("#   %s\n", line);
+  } else {
+    printf ("ok %d kmemleak: no report after the runs\n", tap_n);
+  }
+}
+
+static int
+skip_all (const char *why)
+{
+  printf ("ok 1 clone4-failnth # SKIP %s\n1..1\n", why);
+  return 0;
+}
+
+int
+main (void)
+{
+  static const struct combination combinations[] = {
+    { "CLONE_FD", CLONE_FD_ | SIGCHLD },
+    { "CLONE_AUTOREAP", CLONE_AUTOREAP_ },
+    { "CLONE_FD|CLONE_AUTOREAP", CLONE_FD_ | CLONE_AUTOREAP_ },
+    { "CLONE_FD|CLONE_AUTOREAP|CLONE_VM|CLONE_VFORK",
+      CLONE_FD_ | CLONE_AUTOREAP_ | CLONE_VM | CLONE_VFORK },
+  };
+  int nth_fd, passed = 0, failed = 0, total = 0;
+  long ret;
+
+  setvbuf (stdout, NULL, _IOLBF, 0);
+  /* Every bit set: EINVAL from a kernel with clone4, creating nothing. */
+  ret = syscall (NR_CLONE4, ~0u, ~0u, 0UL, NULL);
+  if (ret == 0)
+    _exit (0);
+  if (ret > 0)
+    return printf ("Bail out! clone4 with every flag created process %ld\n", ret), 1;
+  if (errno == ENOSYS || errno == EPERM)
+    return skip_all ("no clone4 in this kernel (ENOSYS or a seccomp EPERM)");
+  if (access ("/proc/thread-self/fail-nth", W_OK) < 0)
+    return skip_all ("no /proc/thread-self/fail-nth: kernel without CONFIG_FAULT_INJECTION");
+  if (geteuid () != 0)
+    return skip_all ("not root: fault injection is configured through debugfs");
+  if (configure_injection () < 0)
+    return skip_all ("debugfs fault-injection knobs not writable (CONFIG_FAULT_INJECTION_DEBUG_FS, "
+                     "FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_USERCOPY)");
+  nth_fd = open ("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+  if (nth_fd < 0)
+    return printf ("Bail out! /proc/thread-self/fail-nth: %s\n", strerror (errno)), 1;
+
+  for (size_t i = 0; i < sizeof combinations / sizeof combinations[0]; i++) {
+    uint64_t f = combinations[i].flags;
+    struct clone4_args args = { 0 };
+    int slot = -1;
+
+    failure[0] = '\0';
+    /* A kernel built without CONFIG_CLONEFD refuses CLONE_FD with EINVAL. */
+    if (f & CLONE_FD_) {
+      args.clonefd = (uintptr_t) &slot;
+      args.clonefd_flags = O_CLOEXEC;
+    }
+    ret = clone4_exiting_child (f, &args);
+    if (ret == -EINVAL && (f & CLONE_FD_)) {
+      printf ("ok %d %s # SKIP clone4 refuses CLONE_FD (EINVAL): CONFIG_CLONEFD is off\n",
+              ++tap_n, combinations[i].name);
+      continue;
+    }
+    if (ret > 0)
+      collect (f, ret, slot, 0);
+    total += run_combination (&combinations[i], nth_fd, &passed, &failed);
+  }
+  close (nth_fd);
+  printf ("# %d fault points: %d passed, %d failed\n", total, passed, failed);
+  check_kmemleak ();
+  printf ("1..%d\n", tap_n);
+  return tap_failed ? 1 : 0;
+}
