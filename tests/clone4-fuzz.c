@@ -196,7 +196,7 @@ struct worker {
   /* Memory the calls point into. */
   unsigned char *args_page; /* RW, followed by a PROT_NONE guard page */
   unsigned char *guard;
-  unsigned char *scratch;   /* RW: ptid, ctid, clonefd slots */
+  unsigned char *scratch;   /* RW: ptid, ctid, clonefd slots; its end takes partial reads */
   unsigned char *ro_page;   /* PROT_READ */
   /* Statistics. */
   long calls, wild, created, refused, by_errno[134];
@@ -835,7 +835,10 @@ chaos_thread (void *p)
   while (!atomic_load (&w->stop)) {
     int fd = pool_take (w, &r), keep = 1;
     unsigned char buf[64];
-    void *bad[] = { NULL, w->guard, w->ro_page, (void *) (uintptr_t) kernel_addr[0], w->guard - 3 };
+    /* Unwritable, or straddling into the read-only page: not the args
+     * page, where a partial copy would dirty the tail of the next call's
+     * struct. */
+    void *bad[] = { NULL, w->guard, w->ro_page, (void *) (uintptr_t) kernel_addr[0], w->ro_page - 3 };
     ssize_t n;
 
     if (fd < 0) {
