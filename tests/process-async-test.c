@@ -27,42 +27,6 @@
 
 /* ---- helpers ---- */
 
-static SpawnProcess *helper_process (const char *cmd, ...) G_GNUC_NULL_TERMINATED;
-
-static SpawnProcess *
-helper_process (const char *cmd, ...)
-{
-  GPtrArray *argv = g_ptr_array_new ();
-  SpawnProcess *proc;
-  const char *a;
-  va_list ap;
-
-  g_ptr_array_add (argv, (gpointer) testutil_helper);
-  va_start (ap, cmd);
-  for (a = cmd; a != NULL; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  proc = spawn_process_new ((const char * const *) argv->pdata);
-  g_ptr_array_free (argv, TRUE);
-  return proc;
-}
-
-static SpawnProcess *
-sh_process (const char *script)
-{
-  return spawn_process_new ((const char *[]) { "sh", "-c", script, NULL });
-}
-
-static void
-start_ok (SpawnProcess *proc)
-{
-  GError *error = NULL;
-
-  g_assert_true (spawn_process_start (proc, &error));
-  g_assert_no_error (error);
-}
-
 static SpawnChild *
 helper_child (const char *cmd, const char *arg)
 {
@@ -241,12 +205,12 @@ cancel_later_join (GThread *t, DelayedCancel *d)
 static int
 warm_up (void)
 {
-  g_autoptr (SpawnProcess) proc = helper_process ("exit", "0", NULL);
+  g_autoptr (SpawnProcess) proc = testutil_helper_process ("exit", "0", NULL);
   g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   GError *error = NULL;
   Catch c = { 0 };
 
-  start_ok (proc);
+  testutil_start_ok (proc);
   spawn_process_wait_async (proc, cancellable, catch_cb, &c);
   catch_run (&c);
   g_assert_true (spawn_process_wait_finish (proc, c.result, &error));
@@ -482,13 +446,13 @@ test_process_wait_async (gconstpointer data)
   fds = warm_up ();
   for (i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autoptr (SpawnProcess) proc = helper_process (cases[i].cmd, cases[i].arg, NULL);
+      g_autoptr (SpawnProcess) proc = testutil_helper_process (cases[i].cmd, cases[i].arg, NULL);
       Order o = { g_string_new (""), { 0 } };
       Catch c = { 0 };
       gboolean ok;
 
       g_signal_connect (proc, "finished", G_CALLBACK (order_finished), &o);
-      start_ok (proc);
+      testutil_start_ok (proc);
       spawn_process_wait_async (proc, NULL, order_cb, &o);
       spawn_process_wait_check_async (proc, NULL, catch_cb, &c);
       g_assert_cmpint (o.c.calls + c.calls, ==, 0);
@@ -523,7 +487,7 @@ test_process_wait_async (gconstpointer data)
     }
 
   {
-    g_autoptr (SpawnProcess) proc = helper_process ("exit", "0", NULL);
+    g_autoptr (SpawnProcess) proc = testutil_helper_process ("exit", "0", NULL);
     Catch c = { 0 };
 
     spawn_process_wait_async (proc, NULL, catch_cb, &c);
@@ -537,12 +501,12 @@ test_process_wait_async (gconstpointer data)
 
   /* The task holds the process: dropping ours while it waits is fine. */
   {
-    SpawnProcess *proc = helper_process ("exit", "4", NULL);
+    SpawnProcess *proc = testutil_helper_process ("exit", "4", NULL);
     GWeakRef weak;
     Catch c = { 0 };
 
     g_weak_ref_init (&weak, proc);
-    start_ok (proc);
+    testutil_start_ok (proc);
     spawn_process_wait_async (proc, NULL, catch_cb, &c);
     g_object_unref (proc);
     catch_run (&c);
@@ -572,8 +536,8 @@ test_process_wait_cancel (gconstpointer data)
   if (!testutil_use_backend (data))
     return;
   fds = warm_up ();
-  proc = helper_process ("sleep", "100000", NULL);
-  start_ok (proc);
+  proc = testutil_helper_process ("sleep", "100000", NULL);
+  testutil_start_ok (proc);
 
   cancellable = g_cancellable_new ();
   g_cancellable_cancel (cancellable);
@@ -674,11 +638,11 @@ test_exit1_cancel (gconstpointer data)
   fds = warm_up ();
   for (round = 0; round < 2; round++)
     {
-      g_autoptr (SpawnProcess) proc = helper_process ("exit", "1", NULL);
+      g_autoptr (SpawnProcess) proc = testutil_helper_process ("exit", "1", NULL);
       GError *error = NULL;
       Exit1 e = { g_main_loop_new (NULL, FALSE), g_cancellable_new (), 0, 0, 0, round == 1 };
 
-      start_ok (proc);
+      testutil_start_ok (proc);
       spawn_process_wait_check_async (proc, e.cancellable, exit1_cb, &e);
       g_assert_true (spawn_process_wait_for_finished (proc, WAIT_MS, NULL, &error));
       g_assert_no_error (error);
@@ -709,12 +673,12 @@ test_exit1_cancel (gconstpointer data)
 static int
 wait_in_thread (guint index)
 {
-  g_autoptr (SpawnProcess) proc = helper_process ("exit", index % 2 ? "7" : "0", NULL);
+  g_autoptr (SpawnProcess) proc = testutil_helper_process ("exit", index % 2 ? "7" : "0", NULL);
   GError *error = NULL;
   Catch c = { 0 };
   int bad = 0;
 
-  start_ok (proc);
+  testutil_start_ok (proc);
   spawn_process_wait_check_async (proc, NULL, catch_cb, &c);
   catch_run (&c);     /* asserts the thread and the context */
   if (spawn_process_wait_check_finish (proc, c.result, &error) != (index % 2 == 0))
@@ -856,14 +820,14 @@ test_communicate (gconstpointer data)
   for (f = SYNC_BYTES; f <= ASYNC_UTF8; f++)
     for (i = 0; i < G_N_ELEMENTS (modes); i++)
       {
-        g_autoptr (SpawnProcess) proc = sh_process ("cat; echo err >&2");
+        g_autoptr (SpawnProcess) proc = testutil_sh_process ("cat; echo err >&2");
         GBytes *out, *err;
         GError *error = NULL;
 
         g_test_message ("%s, case %u", flavour_name (f), i);
         spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, modes[i].out);
         spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, modes[i].err);
-        start_ok (proc);
+        testutil_start_ok (proc);
         g_assert_true (communicate (proc, f, in, NULL, &out, &err, &error));
         g_assert_no_error (error);
         assert_bytes (out, modes[i].want_out);
@@ -878,13 +842,13 @@ test_communicate (gconstpointer data)
   for (f = SYNC_BYTES; f <= ASYNC_UTF8; f++)
     for (i = 0; i < 2; i++)
       {
-        g_autoptr (SpawnProcess) proc = sh_process ("cat; echo done");
+        g_autoptr (SpawnProcess) proc = testutil_sh_process ("cat; echo done");
         GBytes *out, *err;
         GError *error = NULL;
 
         if (i == 0)
           spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_DISCARD);
-        start_ok (proc);
+        testutil_start_ok (proc);
         g_assert_true (communicate (proc, f, NULL, NULL, &out, &err, &error));
         g_assert_no_error (error);
         assert_bytes (out, "done\n");
@@ -896,13 +860,13 @@ test_communicate (gconstpointer data)
   /* communicate/nothing: "" through cat gives "", not NULL. */
   for (f = SYNC_BYTES; f <= ASYNC_UTF8; f++)
     {
-      g_autoptr (SpawnProcess) proc = helper_process ("cat", NULL);
+      g_autoptr (SpawnProcess) proc = testutil_helper_process ("cat", NULL);
       g_autoptr (GBytes) empty = g_bytes_new_static ("", 0);
       GBytes *out, *err;
       GError *error = NULL;
 
       spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_MERGE);
-      start_ok (proc);
+      testutil_start_ok (proc);
       g_assert_true (communicate (proc, f, empty, NULL, &out, &err, &error));
       g_assert_no_error (error);
       assert_bytes (out, "");
@@ -930,11 +894,11 @@ test_communicate_big (gconstpointer data)
       /* stderr fills its pipe too while stdin is still being fed. */
       g_autofree char *script =
         g_strdup_printf ("head -c 1048576 /dev/zero >&2 & %s cat; wait", testutil_helper);
-      g_autoptr (SpawnProcess) proc = sh_process (script);
+      g_autoptr (SpawnProcess) proc = testutil_sh_process (script);
       GBytes *out = NULL, *err = NULL;
       GError *error = NULL;
 
-      start_ok (proc);
+      testutil_start_ok (proc);
       g_assert_true (communicate (proc, f, in, NULL, &out, &err, &error));
       g_assert_no_error (error);
       g_assert_nonnull (out);
@@ -972,13 +936,13 @@ test_communicate_utf8_invalid (gconstpointer data)
   for (f = SYNC_BYTES; f <= ASYNC_UTF8; f++)
     for (i = 0; i < G_N_ELEMENTS (cases); i++)
       {
-        g_autoptr (SpawnProcess) proc = sh_process (cases[i].script);
+        g_autoptr (SpawnProcess) proc = testutil_sh_process (cases[i].script);
         GBytes *out, *err;
         GError *error = NULL;
         gboolean ok;
 
         g_test_message ("%s: %s", flavour_name (f), cases[i].script);
-        start_ok (proc);
+        testutil_start_ok (proc);
         ok = communicate (proc, f, NULL, NULL, &out, &err, &error);
         if (f == SYNC_BYTES || f == ASYNC_BYTES)
           {
@@ -1002,11 +966,11 @@ test_communicate_utf8_invalid (gconstpointer data)
 
   /* Valid UTF-8 beyond ASCII passes. */
   {
-    g_autoptr (SpawnProcess) proc = helper_process ("cat", NULL);
+    g_autoptr (SpawnProcess) proc = testutil_helper_process ("cat", NULL);
     char *out = NULL, *err = NULL;
     GError *error = NULL;
 
-    start_ok (proc);
+    testutil_start_ok (proc);
     g_assert_true (spawn_process_communicate_utf8 (proc, "h\xc3\xa9llo \xe2\x82\xac", NULL,
                                                    &out, &err, &error));
     g_assert_no_error (error);
@@ -1059,8 +1023,8 @@ test_communicate_cancel (gconstpointer data)
       DelayedCancel *dc = NULL;
 
       g_test_message ("%s", flavour_name (f));
-      proc = sh_process (script);
-      start_ok (proc);
+      proc = testutil_sh_process (script);
+      testutil_start_ok (proc);
 
       cancellable = g_cancellable_new ();
       g_cancellable_cancel (cancellable);
@@ -1119,8 +1083,8 @@ test_communicate_ended (gconstpointer data)
   if (!testutil_use_backend (data))
     return;
   fds = warm_up ();
-  proc = sh_process ("echo out; echo err >&2");
-  start_ok (proc);
+  proc = testutil_sh_process ("echo out; echo err >&2");
+  testutil_start_ok (proc);
   g_assert_true (spawn_process_wait_for_finished (proc, WAIT_MS, NULL, &error));
   g_assert_no_error (error);
   g_assert_false (spawn_process_communicate (proc, in, NULL, &out, &err, &error));
@@ -1144,7 +1108,7 @@ test_communicate_ended (gconstpointer data)
   g_clear_pointer (&err, g_bytes_unref);
   g_clear_object (&proc);
 
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   g_assert_false (spawn_process_communicate (proc, NULL, NULL, &out, &err, &error));
   g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
   g_clear_error (&error);
@@ -1167,12 +1131,12 @@ test_communicate_write_error (gconstpointer data)
   fds = warm_up ();
   for (f = SYNC_BYTES; f <= ASYNC_BYTES; f++)
     {
-      g_autoptr (SpawnProcess) proc = helper_process ("close-stdin-sleep", "0", NULL);
+      g_autoptr (SpawnProcess) proc = testutil_helper_process ("close-stdin-sleep", "0", NULL);
       g_autoptr (GBytes) left = NULL;
       GBytes *out, *err;
       GError *error = NULL;
 
-      start_ok (proc);
+      testutil_start_ok (proc);
       g_assert_false (communicate (proc, f, in, NULL, &out, &err, &error));
       g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR);
       g_clear_error (&error);

@@ -285,38 +285,6 @@ has_line (gpointer data)
 
 /* ---- processes ---- */
 
-static SpawnProcess *helper_process (const char *cmd, ...) G_GNUC_NULL_TERMINATED;
-
-/* A SpawnProcess for "spawn-helper CMD ARGS...". */
-static SpawnProcess *
-helper_process (const char *cmd, ...)
-{
-  GPtrArray *argv = g_ptr_array_new ();
-  SpawnProcess *proc;
-  const char *a;
-  va_list ap;
-
-  g_ptr_array_add (argv, (gpointer) testutil_helper);
-  va_start (ap, cmd);
-  for (a = cmd; a != NULL; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  /* The process keeps a copy: the array goes right away. */
-  proc = spawn_process_new ((const char * const *) argv->pdata);
-  g_ptr_array_free (argv, TRUE);
-  return proc;
-}
-
-static void
-start_ok (SpawnProcess *proc)
-{
-  GError *error = NULL;
-
-  g_assert_true (spawn_process_start (proc, &error));
-  g_assert_no_error (error);
-}
-
 static void
 wait_finished_ok (SpawnProcess *proc, int timeout_ms)
 {
@@ -541,9 +509,9 @@ remove_tree (const char *dir)
 static void
 warm_up (void)
 {
-  SpawnProcess *proc = helper_process ("exit", "0", NULL);
+  SpawnProcess *proc = testutil_helper_process ("exit", "0", NULL);
 
-  start_ok (proc);
+  testutil_start_ok (proc);
   wait_finished_ok (proc, WAIT_MS);
   g_object_unref (proc);
 }
@@ -572,12 +540,12 @@ test_exit_codes (gconstpointer data)
       Events ev;
 
       g_snprintf (code, sizeof (code), "%d", codes[i]);
-      proc = helper_process ("exit", code, NULL);
+      proc = testutil_helper_process ("exit", code, NULL);
       events_watch (&ev, proc);
       g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
       g_assert_false (spawn_process_get_exit_info (proc, &info));
 
-      start_ok (proc);
+      testutil_start_ok (proc);
       g_assert_cmpint (ev.started, ==, 1);
       g_assert_cmpint (ev.state_in_started, ==, SPAWN_PROCESS_RUNNING);
       /* Its end is only noticed from the context or a wait. */
@@ -617,13 +585,13 @@ test_exit_codes (gconstpointer data)
     spawn_process_set_argv (proc, sh);
     g_assert_cmpstrv (spawn_process_get_argv (proc), sh);
     events_watch (&ev, proc);
-    start_ok (proc);
+    testutil_start_ok (proc);
     run_until_finished (&ev);
     assert_exited (proc, &ev, 7);
     /* ... and it starts again, with a fresh status. */
     spawn_process_set_argv (proc, (const char *[]) { "sh", "-c", "exit 8", NULL });
     ev.finished = 0;
-    start_ok (proc);
+    testutil_start_ok (proc);
     g_assert_cmpint (ev.started, ==, 2);
     /* Not the last run's. */
     g_assert_false (spawn_process_get_exit_info (proc, &info));
@@ -652,9 +620,9 @@ test_crash (gconstpointer data)
       Events ev;
 
       g_snprintf (sig, sizeof (sig), "%d", sigs[i]);
-      proc = helper_process ("kill", sig, NULL);
+      proc = testutil_helper_process ("kill", sig, NULL);
       events_watch (&ev, proc);
-      start_ok (proc);
+      testutil_start_ok (proc);
       await_finished (proc, &ev, i % 2 == 1);
       assert_crashed (proc, &ev, sigs[i]);
       g_assert_cmpstr (ev.log->str, ==, "started error:crashed finished");
@@ -662,7 +630,7 @@ test_crash (gconstpointer data)
       g_assert_cmpint (info.kind, ==, SPAWN_EXIT_KILLED);
       g_assert_cmpint (info.status, ==, sigs[i]);
       /* Started again, it forgets the crash until it ends again. */
-      start_ok (proc);
+      testutil_start_ok (proc);
       g_assert_cmpint (spawn_process_get_exit_status (proc), ==, SPAWN_PROCESS_EXIT_NORMAL);
       g_assert_cmpint (spawn_process_get_exit_code (proc), ==, -1);
       g_assert_false (spawn_process_get_exit_info (proc, &info));
@@ -737,9 +705,9 @@ test_wait_timeout (gconstpointer data)
                   "about the time asked, and the child runs on");
   if (!testutil_use_backend (data))
     return;
-  proc = helper_process ("sleep", "100000", NULL);
+  proc = testutil_helper_process ("sleep", "100000", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   pid = spawn_process_get_pid (proc);
 
   t0 = g_get_monotonic_time ();
@@ -798,11 +766,11 @@ test_terminate_kill (gconstpointer data)
                   "that is not running");
   if (!testutil_use_backend (data))
     return;
-  proc = helper_process ("sleep", "100000", NULL);
+  proc = testutil_helper_process ("sleep", "100000", NULL);
   events_watch (&ev, proc);
   assert_signals_refused (proc);
 
-  start_ok (proc);
+  testutil_start_ok (proc);
   g_assert_true (spawn_process_terminate (proc, &error));
   g_assert_no_error (error);
   run_until_finished (&ev);
@@ -813,9 +781,9 @@ test_terminate_kill (gconstpointer data)
   g_object_unref (proc);
   events_clear (&ev);
 
-  proc = helper_process ("sleep", "100000", NULL);
+  proc = testutil_helper_process ("sleep", "100000", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   g_assert_true (spawn_process_kill (proc, &error));
   g_assert_no_error (error);
   wait_finished_ok (proc, WAIT_MS);
@@ -838,10 +806,10 @@ test_echo_main_loop (gconstpointer data)
                   "without deadlock and byte for byte; bytes-written adds up");
   if (!testutil_use_backend (data))
     return;
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   events_watch (&ev, proc);
   ev.collect = TRUE;
-  start_ok (proc);
+  testutil_start_ok (proc);
   /* Uneven pieces, so no boundary lines up with a pipe's size. */
   for (off = 0; off < ECHO_SIZE; off += n)
     {
@@ -881,9 +849,9 @@ test_echo_blocking (gconstpointer data)
     return;
 
   /* wait_for_bytes_written () until all is out, then wait_for_ready_read (). */
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   g_assert_true (spawn_process_write (proc, want, ECHO_SIZE, &error));
   g_assert_no_error (error);
   for (i = 0; spawn_process_get_bytes_to_write (proc) > 0; i++)
@@ -918,9 +886,9 @@ test_echo_blocking (gconstpointer data)
   events_clear (&ev);
 
   /* All in, close, and only wait_for_finished (): it has to do both sides. */
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   g_assert_true (spawn_process_write (proc, want, ECHO_SIZE, &error));
   g_assert_no_error (error);
   spawn_process_close_write_channel (proc);
@@ -946,11 +914,11 @@ test_merged (gconstpointer data)
                   "stderr MERGE both arrive, interleaved in order, on stdout");
   if (!testutil_use_backend (data))
     return;
-  proc = helper_process ("interleave", "3", NULL);
+  proc = testutil_helper_process ("interleave", "3", NULL);
   events_watch (&ev, proc);
   g_assert_cmpint (spawn_process_get_channel_mode (proc, SPAWN_PROCESS_STDERR), ==,
                    SPAWN_CHANNEL_PIPE);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   g_assert_cmpint (ev.ready_stdout, >, 0);
@@ -960,12 +928,12 @@ test_merged (gconstpointer data)
   g_object_unref (proc);
   events_clear (&ev);
 
-  proc = helper_process ("interleave", "3", NULL);
+  proc = testutil_helper_process ("interleave", "3", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_MERGE);
   g_assert_cmpint (spawn_process_get_channel_mode (proc, SPAWN_PROCESS_STDERR), ==,
                    SPAWN_CHANNEL_MERGE);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   g_assert_cmpint (ev.ready_stderr, ==, 0);
@@ -1024,9 +992,9 @@ test_read_line (gconstpointer data)
                   "rest as the last line once the channel is at EOF");
   if (!testutil_use_backend (data))
     return;
-  proc = helper_process ("lines", "5", NULL);
+  proc = testutil_helper_process ("lines", "5", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   for (i = 0; i < 5; i++)
@@ -1043,9 +1011,9 @@ test_read_line (gconstpointer data)
   events_clear (&ev);
 
   /* Piece by piece through cat, with the blocking helpers. */
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   g_assert_true (spawn_process_write (proc, "abc", 3, &error));
   g_assert_no_error (error);
   wait_for_available (proc, 3);
@@ -1082,9 +1050,9 @@ test_close_write_channel (gconstpointer data)
                   "with WRITE_ERROR");
   if (!testutil_use_backend (data))
     return;
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   g_assert_true (spawn_process_write (proc, "hello", 5, &error));
   g_assert_no_error (error);
   spawn_process_close_write_channel (proc);
@@ -1098,9 +1066,9 @@ test_close_write_channel (gconstpointer data)
   events_clear (&ev);
 
   /* More than a pipe holds, closed at once: all of it still goes out. */
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   g_assert_true (spawn_process_write (proc, want, 1024 * 1024, &error));
   g_assert_no_error (error);
   spawn_process_close_write_channel (proc);
@@ -1114,9 +1082,9 @@ test_close_write_channel (gconstpointer data)
   events_clear (&ev);
 
   /* Nothing written at all. */
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   spawn_process_close_write_channel (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
@@ -1140,9 +1108,9 @@ test_stdout_closed_early (gconstpointer data)
                   "pipe, and \"finished\" comes when it exits");
   if (!testutil_use_backend (data))
     return;
-  proc = helper_process ("close-stdout", NULL);
+  proc = testutil_helper_process ("close-stdout", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   pid = spawn_process_get_pid (proc);
   /* "bye" has no newline: it reads as a line only once stdout is at EOF. */
   w.proc = proc;
@@ -1194,7 +1162,7 @@ child_environ (SpawnProcess *proc)
   guint n;
 
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   out = read_all_str (proc, SPAWN_PROCESS_STDOUT);
@@ -1230,7 +1198,7 @@ test_environment (gconstpointer data)
   g_setenv ("SPAWN_TEST_PARENT", "parent", TRUE);
   g_setenv ("SPAWN_TEST_DROP", "drop", TRUE);
 
-  proc = helper_process ("environ", NULL);
+  proc = testutil_helper_process ("environ", NULL);
   spawn_process_setenv (proc, "SPAWN_TEST_ADDED", "added");
   spawn_process_setenv (proc, "SPAWN_TEST_PARENT", "overridden");
   spawn_process_unsetenv (proc, "SPAWN_TEST_DROP");
@@ -1247,7 +1215,7 @@ test_environment (gconstpointer data)
   g_strfreev (want);
   g_object_unref (proc);
 
-  proc = helper_process ("environ", NULL);
+  proc = testutil_helper_process ("environ", NULL);
   spawn_process_set_environment (proc, whole);
   spawn_process_setenv (proc, "SPAWN_C", "3");
   spawn_process_setenv (proc, "SPAWN_B", "two");
@@ -1257,7 +1225,7 @@ test_environment (gconstpointer data)
   g_strfreev (got);
   g_object_unref (proc);
 
-  proc = helper_process ("environ", NULL);
+  proc = testutil_helper_process ("environ", NULL);
   spawn_process_set_environment (proc, none);
   got = child_environ (proc);
   g_assert_cmpstrv (got, none);
@@ -1282,10 +1250,10 @@ test_working_directory (gconstpointer data)
   real = realpath (dir, NULL);
   g_assert_nonnull (real);
 
-  proc = helper_process ("pwd", NULL);
+  proc = testutil_helper_process ("pwd", NULL);
   events_watch (&ev, proc);
   spawn_process_set_working_directory (proc, dir);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   want = g_strconcat (real, "\n", NULL);
@@ -1293,7 +1261,7 @@ test_working_directory (gconstpointer data)
   g_object_unref (proc);
   events_clear (&ev);
 
-  proc = helper_process ("pwd", NULL);
+  proc = testutil_helper_process ("pwd", NULL);
   events_watch (&ev, proc);
   spawn_process_set_working_directory (proc, "/nonexistent/dir");
   g_assert_false (spawn_process_start (proc, &error));
@@ -1350,7 +1318,7 @@ test_start_detached (gconstpointer data)
   out = g_build_filename (dir, "out", NULL);
 
   /* It runs on by itself, to the end: "survived" is its last act. */
-  proc = helper_process ("sleep-print", "200", "survived", NULL);
+  proc = testutil_helper_process ("sleep-print", "200", "survived", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
   g_assert_true (spawn_process_start_detached (proc, &pid, &error));
@@ -1367,7 +1335,7 @@ test_start_detached (gconstpointer data)
   events_clear (&ev);
 
   /* Working directory and environment. */
-  proc = helper_process ("pwd", NULL);
+  proc = testutil_helper_process ("pwd", NULL);
   spawn_process_set_working_directory (proc, dir);
   spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
   g_assert_true (spawn_process_start_detached (proc, &pid, &error));
@@ -1377,7 +1345,7 @@ test_start_detached (gconstpointer data)
   assert_file (out, want);
   g_object_unref (proc);
 
-  proc = helper_process ("env", "SPAWN_DETACHED", NULL);
+  proc = testutil_helper_process ("env", "SPAWN_DETACHED", NULL);
   spawn_process_setenv (proc, "SPAWN_DETACHED", "yes");
   spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
   g_assert_true (spawn_process_start_detached (proc, &pid, &error));
@@ -1386,7 +1354,7 @@ test_start_detached (gconstpointer data)
   assert_file (out, "yes\n");
   g_object_unref (proc);
 
-  proc = helper_process ("interleave", "2", NULL);
+  proc = testutil_helper_process ("interleave", "2", NULL);
   g_assert_true (spawn_process_start_detached (proc, &pid, &error));
   g_assert_no_error (error);
   assert_ended (pid, TRUE);
@@ -1458,8 +1426,8 @@ run_many (int n, int base)
 
       s.slots[i].want = (base + i) % 200;
       g_snprintf (arg, sizeof (arg), "%d", s.slots[i].want);
-      procs[i] = i % 2 ? helper_process ("lines", arg, NULL)
-                       : helper_process ("exit", arg, NULL);
+      procs[i] = i % 2 ? testutil_helper_process ("lines", arg, NULL)
+                       : testutil_helper_process ("exit", arg, NULL);
       g_signal_connect (procs[i], "finished", G_CALLBACK (on_slot_finished), &s.slots[i]);
       if (!spawn_process_start (procs[i], NULL))
         {
@@ -1570,12 +1538,12 @@ run_dispose_case (gconstpointer data, const DisposeCase *dc)
         before = testutil_count_fds ();
       if (dc->leave_running)
         g_assert_true (g_file_set_contents (out, "", 0, NULL));
-      proc = helper_process ("sleep-print", dc->sleep_ms, "survived", NULL);
+      proc = testutil_helper_process ("sleep-print", dc->sleep_ms, "survived", NULL);
       /* stdout to a file: an EPIPE or SIGPIPE cannot be what ends it. */
       spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
       if (dc->leave_running)
         spawn_process_set_dispose_policy (proc, SPAWN_DISPOSE_LEAVE_RUNNING);
-      start_ok (proc);
+      testutil_start_ok (proc);
       pid = spawn_process_get_pid (proc);
       /* Running when dropped; left running, it outlives its object. */
       if (!dc->leave_running)
@@ -1634,11 +1602,11 @@ test_kill_timeout (gconstpointer data)
     return;
   for (round = 0; round < 2; round++)
     {
-      proc = helper_process ("sleep", "100000", NULL);
+      proc = testutil_helper_process ("sleep", "100000", NULL);
       events_watch (&ev, proc);
       spawn_process_set_kill_timeout (proc, 300);
       t0 = g_get_monotonic_time ();
-      start_ok (proc);
+      testutil_start_ok (proc);
       await_finished (proc, &ev, round == 1);
       elapsed = g_get_monotonic_time () - t0;
       g_test_message ("killed after %" G_GINT64_FORMAT " us", elapsed);
@@ -1652,11 +1620,11 @@ test_kill_timeout (gconstpointer data)
 
   /* Generous: on the debug kernel under TCG starting a program can take
    * longer than 300 ms, and this one must end in time. */
-  proc = helper_process ("exit", "5", NULL);
+  proc = testutil_helper_process ("exit", "5", NULL);
   events_watch (&ev, proc);
   spawn_process_set_kill_timeout (proc, 5000);
   t0 = g_get_monotonic_time ();
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 5);
   /* Past the timeout: its timer must be gone. */
@@ -1714,11 +1682,11 @@ test_write_closed_stdin (gconstpointer data)
 
   for (round = 0; round < 3; round++)
     {
-      proc = helper_process (round == 0 ? "close-stdin-sleep" : "close-stdin-on-usr1",
+      proc = testutil_helper_process (round == 0 ? "close-stdin-sleep" : "close-stdin-on-usr1",
                              "100000", NULL);
       events_watch (&ev, proc);
       w.proc = proc;
-      start_ok (proc);
+      testutil_start_ok (proc);
       if (round == 0)
         {
           g_assert_true (iterate_until (has_line, &w, WAIT_MS));
@@ -1786,12 +1754,12 @@ test_channel_file (gconstpointer data)
   in = g_build_filename (dir, "in", NULL);
 
   g_assert_true (g_file_set_contents (out, "old content, longer than the new\n", -1, NULL));
-  proc = helper_process ("lines", "2", NULL);
+  proc = testutil_helper_process ("lines", "2", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
   g_assert_cmpint (spawn_process_get_channel_mode (proc, SPAWN_PROCESS_STDOUT), ==,
                    SPAWN_CHANNEL_FILE);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   assert_file (out, "line 0\nline 1\nend");
@@ -1800,20 +1768,20 @@ test_channel_file (gconstpointer data)
   g_object_unref (proc);
   events_clear (&ev);
 
-  proc = helper_process ("lines", "1", NULL);
+  proc = testutil_helper_process ("lines", "1", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, TRUE);
-  start_ok (proc);
+  testutil_start_ok (proc);
   wait_finished_ok (proc, WAIT_MS);
   assert_exited (proc, &ev, 0);
   assert_file (out, "line 0\nline 1\nendline 0\nend");
   g_object_unref (proc);
   events_clear (&ev);
 
-  proc = helper_process ("interleave", "2", NULL);
+  proc = testutil_helper_process ("interleave", "2", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDERR, err, FALSE);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   assert_file (err, "err 0\nerr 1\n");
@@ -1824,10 +1792,10 @@ test_channel_file (gconstpointer data)
 
   /* cat ends at the file's end: no close_write_channel () needed. */
   g_assert_true (g_file_set_contents (in, "from a file\n", -1, NULL));
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDIN, in, FALSE);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   assert_read_all (proc, SPAWN_PROCESS_STDOUT, "from a file\n");
@@ -1835,11 +1803,11 @@ test_channel_file (gconstpointer data)
   g_object_unref (proc);
   events_clear (&ev);
 
-  proc = helper_process ("interleave", "2", NULL);
+  proc = testutil_helper_process ("interleave", "2", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, out, FALSE);
   spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_MERGE);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   assert_file (out, "out 0\nerr 0\nout 1\nerr 1\n");
@@ -1861,10 +1829,10 @@ test_channel_discard (gconstpointer data)
   if (!testutil_use_backend (data))
     return;
   /* interleave exits 1 if a write fails: a closed fd would show. */
-  proc = helper_process ("interleave", "2", NULL);
+  proc = testutil_helper_process ("interleave", "2", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_DISCARD);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   g_assert_cmpint (ev.ready_stdout, ==, 0);
@@ -1873,10 +1841,10 @@ test_channel_discard (gconstpointer data)
   g_object_unref (proc);
   events_clear (&ev);
 
-  proc = helper_process ("interleave", "2", NULL);
+  proc = testutil_helper_process ("interleave", "2", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_DISCARD);
-  start_ok (proc);
+  testutil_start_ok (proc);
   wait_finished_ok (proc, WAIT_MS);
   assert_exited (proc, &ev, 0);
   g_assert_cmpint (ev.ready_stderr, ==, 0);
@@ -1885,10 +1853,10 @@ test_channel_discard (gconstpointer data)
   g_object_unref (proc);
   events_clear (&ev);
 
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_DISCARD);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   assert_read_all (proc, SPAWN_PROCESS_STDOUT, "");
@@ -1913,11 +1881,11 @@ test_channel_forward (gconstpointer data)
       !testutil_isolated_output ("*out 0\nout 1\n*line 0\nend*",
                                  "*err 0\nerr 1\n*execute-err*"))
     return;
-  proc = helper_process ("interleave", "2", NULL);
+  proc = testutil_helper_process ("interleave", "2", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_FORWARD);
   spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_FORWARD);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   assert_read_all (proc, SPAWN_PROCESS_STDOUT, "");
@@ -1926,10 +1894,10 @@ test_channel_forward (gconstpointer data)
   events_clear (&ev);
 
   /* Our stdin here is /dev/null (g_test_trap_subprocess): cat ends. */
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   events_watch (&ev, proc);
   spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_FORWARD);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   g_object_unref (proc);
@@ -1975,7 +1943,7 @@ test_bad_file (gconstpointer data)
   for (i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       /* Its stdout, where it is not the bad one, would show it ran. */
-      SpawnProcess *proc = helper_process ("lines", "1", NULL);
+      SpawnProcess *proc = testutil_helper_process ("lines", "1", NULL);
       Events ev;
 
       events_watch (&ev, proc);
@@ -2082,9 +2050,9 @@ test_cpu_times (gconstpointer data)
   g_test_summary ("\"finished\" carries the child's CPU times");
   if (!testutil_use_backend (data))
     return;
-  proc = helper_process ("busy", "300", NULL);
+  proc = testutil_helper_process ("busy", "300", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   g_test_message ("utime %" G_GUINT64_FORMAT " us, stime %" G_GUINT64_FORMAT " us",
@@ -2123,13 +2091,13 @@ test_output_before_finished (gconstpointer data)
       char arg[16];
 
       g_snprintf (arg, sizeof (arg), "%d", n);
-      proc = helper_process ("interleave", arg, NULL);
+      proc = testutil_helper_process ("interleave", arg, NULL);
       events_watch (&ev, proc);
       /* Read only in "finished": what is not there by then is lost. */
       g_signal_handlers_disconnect_by_func (proc, on_ready_stdout, &ev);
       g_signal_handlers_disconnect_by_func (proc, on_ready_stderr, &ev);
       ev.collect = TRUE;
-      start_ok (proc);
+      testutil_start_ok (proc);
       await_finished (proc, &ev, round == 1);
       assert_exited (proc, &ev, 0);
       g_assert_cmpmem (ev.out->data, ev.out->len, want_out->str, want_out->len);
@@ -2162,7 +2130,7 @@ test_pipe_held_open (gconstpointer data)
   argv[2] = script;
   proc = spawn_process_new (argv);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   run_until_finished (&ev);
   assert_exited (proc, &ev, 0);
   out = read_all_str (proc, SPAWN_PROCESS_STDOUT);
@@ -2195,9 +2163,9 @@ test_wait_zero (gconstpointer data)
   if (!testutil_use_backend (data))
     return;
   /* A hang guard only: each loop ends in milliseconds when all is well. */
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   g_assert_true (spawn_process_write (proc, input, 1024 * 1024, &error));
   g_assert_no_error (error);
   guard = g_get_monotonic_time () + (gint64) WAIT_MS * 1000;
@@ -2256,10 +2224,10 @@ test_wait_one_thing (gconstpointer data)
     return;
   for (round = 0; round < 10; round++)
     {
-      proc = helper_process ("cat", NULL);
+      proc = testutil_helper_process ("cat", NULL);
       events_watch (&ev, proc);
       spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_DISCARD);
-      start_ok (proc);
+      testutil_start_ok (proc);
       g_assert_true (spawn_process_write (proc, input, 1024 * 1024, &error));
       g_assert_no_error (error);
       spawn_process_close_write_channel (proc);
@@ -2277,9 +2245,9 @@ test_wait_one_thing (gconstpointer data)
 
       /* It prints its last line and ends at once. */
       got = g_string_new (NULL);
-      proc = helper_process ("lines", "3", NULL);
+      proc = testutil_helper_process ("lines", "3", NULL);
       events_watch (&ev, proc);
-      start_ok (proc);
+      testutil_start_ok (proc);
       while (!g_str_has_suffix (got->str, "end"))
         {
           g_autofree char *more = NULL;
@@ -2311,9 +2279,9 @@ test_poll_fails (gconstpointer data)
                   "READ_ERROR instead of aborting; the process is unharmed");
   if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   g_assert_no_errno (getrlimit (RLIMIT_NOFILE, &saved));
   low = saved;
   low.rlim_cur = 1;
@@ -2369,11 +2337,11 @@ test_kill_timeout_late (gconstpointer data)
     return;
   for (round = 0; round < 2; round++)
     {
-      proc = helper_process ("exit", "3", NULL);
+      proc = testutil_helper_process ("exit", "3", NULL);
       events_watch (&ev, proc);
       spawn_process_set_kill_timeout (proc, 100);
       t0 = g_get_monotonic_time ();
-      start_ok (proc);
+      testutil_start_ok (proc);
       /* A zombie, or gone with CLONE_AUTOREAP: either way it ended. */
       assert_ended (spawn_process_get_pid (proc), FALSE);
       let_time_pass (t0 + 200 * 1000);
@@ -2398,9 +2366,9 @@ test_signal_exited (gconstpointer data)
                   "its own");
   if (!testutil_use_backend (data))
     return;
-  proc = helper_process ("exit", "4", NULL);
+  proc = testutil_helper_process ("exit", "4", NULL);
   events_watch (&ev, proc);
-  start_ok (proc);
+  testutil_start_ok (proc);
   assert_ended (spawn_process_get_pid (proc), FALSE);
   g_assert_true (spawn_process_terminate (proc, &error));
   g_assert_no_error (error);
@@ -2426,7 +2394,7 @@ test_environment_duplicate (gconstpointer data)
                   "QProcessEnvironment");
   if (!testutil_use_backend (data))
     return;
-  proc = helper_process ("environ", NULL);
+  proc = testutil_helper_process ("environ", NULL);
   spawn_process_set_environment (proc, envp);
   env = child_environ (proc);
   g_assert_cmpuint (g_strv_length (env), ==, 2);
@@ -2461,10 +2429,10 @@ test_empty_buffers (gconstpointer data)
                   "NULL buffer to the C library (run under UBSan)");
   if (!testutil_use_backend (data))
     return;
-  proc = helper_process ("cat", NULL);
+  proc = testutil_helper_process ("cat", NULL);
   assert_channel_empty (proc, SPAWN_PROCESS_STDOUT);
   assert_channel_empty (proc, SPAWN_PROCESS_STDERR);
-  start_ok (proc);
+  testutil_start_ok (proc);
   g_assert_true (spawn_process_write (proc, NULL, 0, &error));
   g_assert_no_error (error);
   assert_channel_empty (proc, SPAWN_PROCESS_STDOUT);
@@ -2554,12 +2522,12 @@ test_no_recursive_emission (gconstpointer data)
     return;
 
   memset (&r, 0, sizeof r);
-  r.proc = helper_process ("cat", NULL);
+  r.proc = testutil_helper_process ("cat", NULL);
   r.to_write = 1024 * 1024;
   events_watch (&ev, r.proc);
   spawn_process_set_channel_mode (r.proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_DISCARD);
   g_signal_connect (r.proc, "bytes-written", G_CALLBACK (on_written_write_more), &r);
-  start_ok (r.proc);
+  testutil_start_ok (r.proc);
   g_assert_true (spawn_process_write (r.proc, "go", 2, &error));
   g_assert_no_error (error);
   /* Whatever the handlers left buffered goes out from here. */
@@ -2582,10 +2550,10 @@ test_no_recursive_emission (gconstpointer data)
     {
       memset (&r, 0, sizeof r);
       r.got = g_byte_array_new ();
-      r.proc = helper_process ("cat", NULL);
+      r.proc = testutil_helper_process ("cat", NULL);
       events_watch (&ev, r.proc);
       g_signal_connect (r.proc, "ready-read-stdout", G_CALLBACK (on_ready_wait_more), &r);
-      start_ok (r.proc);
+      testutil_start_ok (r.proc);
       g_assert_true (spawn_process_write (r.proc, "first\n", 6, &error));
       g_assert_no_error (error);
       /* From the main loop, then from a wait. */
@@ -2679,7 +2647,7 @@ run_drop_case (DropCase *dc)
 
   g_test_message ("dropping the last reference in %s%s%s", dc->signal,
                   dc->blocking ? " from a wait" : "", dc->cmd ? "" : " (start fails)");
-  proc = dc->cmd ? helper_process (dc->cmd, dc->arg, NULL) : spawn_process_new (missing);
+  proc = dc->cmd ? testutil_helper_process (dc->cmd, dc->arg, NULL) : spawn_process_new (missing);
   weak = proc;
   g_object_add_weak_pointer (G_OBJECT (proc), &weak);
   if (g_str_equal (dc->signal, "state-changed"))
@@ -2835,9 +2803,9 @@ foreign_wait_worker (gpointer data)
 
   /* No context pushed: the process is watched from the global default
    * context, which the main thread owns. */
-  fw->proc = helper_process ("exit", "6", NULL);
+  fw->proc = testutil_helper_process ("exit", "6", NULL);
   events_watch (fw->ev, fw->proc);
-  start_ok (fw->proc);
+  testutil_start_ok (fw->proc);
   fw->waited = spawn_process_wait_for_finished (fw->proc, WAIT_MS, NULL, &fw->error);
   return NULL;
 }
@@ -2886,7 +2854,7 @@ restart_now (SpawnProcess *proc, Restart *r)
   if (r->restarts++ > 0)
     return;
   spawn_process_set_argv (proc, argv);
-  start_ok (proc);
+  testutil_start_ok (proc);
 }
 
 static void
@@ -2968,14 +2936,14 @@ test_restart_in_handler (gconstpointer data)
     for (round = 0; round < 2; round++)
       {
         Restart r = { g_string_new (NULL), 0, "exit", "5" };
-        SpawnProcess *proc = helper_process (cases[c].cmd, cases[c].arg, NULL);
+        SpawnProcess *proc = testutil_helper_process (cases[c].cmd, cases[c].arg, NULL);
 
         g_test_message ("restart from %s, %s", cases[c].signal,
                         round ? "wait_for_finished()" : "main loop");
         g_signal_connect (proc, "started", G_CALLBACK (log_run_started), &r);
         g_signal_connect (proc, "finished", G_CALLBACK (log_run_finished), &r);
         g_signal_connect (proc, cases[c].signal, cases[c].restart, &r);
-        start_ok (proc);
+        testutil_start_ok (proc);
         if (round == 1)
           {
             /* Returns for the first run; the second is still to wait for. */
@@ -2995,12 +2963,12 @@ test_restart_in_handler (gconstpointer data)
   /* A wait pending when "finished" starts a long run returns at once. */
   {
     Restart r = { g_string_new (NULL), 0, "sleep", "100000" };
-    SpawnProcess *proc = helper_process ("exit", "3", NULL);
+    SpawnProcess *proc = testutil_helper_process ("exit", "3", NULL);
 
     g_signal_connect (proc, "started", G_CALLBACK (log_run_started), &r);
     g_signal_connect (proc, "finished", G_CALLBACK (log_run_finished), &r);
     g_signal_connect (proc, "finished", G_CALLBACK (restart_on_finished), &r);
-    start_ok (proc);
+    testutil_start_ok (proc);
     g_assert_true (spawn_process_wait_for_finished (proc, WAIT_MS, NULL, &error));
     g_assert_no_error (error);
     g_assert_cmpstr (r.log->str, ==, " started finished:3 started");
@@ -3047,7 +3015,7 @@ test_start_detached_session (gconstpointer data)
                   "QProcess 6 does");
   if (!testutil_use_backend (data))
     return;
-  proc = helper_process ("sleep", "100000", NULL);
+  proc = testutil_helper_process ("sleep", "100000", NULL);
   events_watch (&ev, proc);
   g_assert_true (spawn_process_start_detached (proc, &pid, &error));
   g_assert_no_error (error);

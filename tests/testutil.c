@@ -1,6 +1,7 @@
 /* testutil.c - what spawn-test and process-test share (see testutil.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <sys/wait.h>
 
 #include "testutil.h"
@@ -168,4 +169,38 @@ testutil_assert_no_children (void)
       g_usleep (10 * 1000);
     }
   g_error ("a child of ours is still there after 5 s");
+}
+
+SpawnProcess *
+testutil_helper_process (const char *cmd, ...)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+  SpawnProcess *proc;
+  const char *a;
+  va_list ap;
+
+  g_ptr_array_add (argv, (gpointer) testutil_helper);
+  va_start (ap, cmd);
+  for (a = cmd; a != NULL; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  proc = spawn_process_new ((const char * const *) argv->pdata);
+  g_ptr_array_free (argv, TRUE);
+  return proc;
+}
+
+SpawnProcess *
+testutil_sh_process (const char *script)
+{
+  return spawn_process_new ((const char *[]) { "sh", "-c", script, NULL });
+}
+
+void
+testutil_start_ok (SpawnProcess *proc)
+{
+  GError *error = NULL;
+
+  g_assert_true (spawn_process_start (proc, &error));
+  g_assert_no_error (error);
 }

@@ -26,6 +26,11 @@ SpawnBackend testutil_backend (gconstpointer data);
 gboolean testutil_use_backend (gconstpointer data);
 gboolean testutil_isolated (void);
 gboolean testutil_isolated_output (const char *out, const char *err);
+/* SpawnProcess for "spawn-helper CMD ARGS..." and for "sh -c SCRIPT". */
+SpawnProcess *testutil_helper_process (const char *cmd, ...) G_GNUC_NULL_TERMINATED;
+SpawnProcess *testutil_sh_process (const char *script);
+/* spawn_process_start(), which must succeed. */
+void testutil_start_ok (SpawnProcess *proc);
 void testutil_run_in_threads (guint n_threads, int (*body) (guint index));
 int testutil_count_fds (void);
 void testutil_assert_no_children (void);
