@@ -1,9 +1,10 @@
 /* spawn-process-launch.c - from a SpawnProcess's configuration to a child
  *
- * What the child gets at start: a pipe, a file, /dev/null, ours or stdout
- * again for each of its stdin, stdout and stderr (the channel modes); the
- * environment (ours or the one set, with setenv/unsetenv on top); and, for
- * start_detached(), a session of its own.  It reads the configuration and
+ * What the child gets at start: a pipe, a file, /dev/null, ours, the
+ * caller's fd or stdout again for each of its stdin, stdout and stderr
+ * (the channel modes); the fds passed with take_fd(); the environment
+ * (ours or the one set, with setenv/unsetenv on top); the flags; the
+ * caller's child_setup and, for start_detached(), a session of its own.  It reads the configuration and
  * opens what the child gets (setting our ends of its pipes in the
  * channels); it neither watches the process nor emits anything.
  */
@@ -16,6 +17,10 @@
 typedef struct {
   int child_fds[3];        /* what the child gets, or -1 */
   GSpawnFlags flags;
+  /* Read by the child before exec (it shares our memory meanwhile). */
+  gboolean detached;
+  GSpawnChildSetupFunc child_setup;
+  gpointer child_setup_data;
 } Plumbing;
 
 static int
@@ -50,6 +55,13 @@ plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error)
   int i;
 
   p->flags = G_SPAWN_SEARCH_PATH;
+  if (self->flags & SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP)
+    p->flags |= G_SPAWN_SEARCH_PATH_FROM_ENVP;
+  if (self->flags & SPAWN_PROCESS_FLAGS_INHERIT_FDS)
+    p->flags |= G_SPAWN_LEAVE_DESCRIPTORS_OPEN;
+  p->detached = detached;
+  p->child_setup = self->child_setup;
+  p->child_setup_data = self->child_setup_data;
   for (i = 0; i < 3; i++)
     p->child_fds[i] = -1;
   for (i = 0; i < 3; i++)
@@ -99,6 +111,16 @@ plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error)
                     : i == SPAWN_PROCESS_STDOUT ? G_SPAWN_STDOUT_TO_DEV_NULL
                     : G_SPAWN_STDERR_TO_DEV_NULL;
           break;
+        case SPAWN_CHANNEL_FD:
+          /* A copy, so that the next start has the caller's fd again. */
+          p->child_fds[i] = fcntl (self->channel_fds[i], F_DUPFD_CLOEXEC, 3);
+          if (p->child_fds[i] < 0)
+            {
+              g_propagate_error (error, _spawn_error_new (errno, "Cannot use fd %d for channel %d",
+                                                          self->channel_fds[i], (int) i));
+              return FALSE;
+            }
+          break;
         case SPAWN_CHANNEL_FILE:
         default:
           p->child_fds[i] = open_file (self, i, error);
@@ -120,31 +142,20 @@ close_child_fds (Plumbing *p)
       close (p->child_fds[i]);
 }
 
-static char **
-build_environment (SpawnProcess *self)
-{
-  GHashTableIter iter;
-  gpointer name, value;
-  char **env;
-
-  if (self->environment == NULL && g_hash_table_size (self->env_changes) == 0)
-    return NULL;
-  env = self->environment ? g_strdupv (self->environment) : g_get_environ ();
-  g_hash_table_iter_init (&iter, self->env_changes);
-  while (g_hash_table_iter_next (&iter, &name, &value))
-    env = value != NULL ? g_environ_setenv (env, name, value, TRUE)
-                        : g_environ_unsetenv (env, name);
-  return env;
-}
-
 /* In the child between clone and exec (setsid() is async-signal-safe,
  * signal-safety(7)): a detached program gets a session and process group
  * of its own, so a terminal's Ctrl-C or hangup for ours does not reach
- * it.  It cannot fail here: a fresh child is never a group leader. */
+ * it.  It cannot fail here: a fresh child is never a group leader.  Then
+ * the caller's child_setup. */
 static void
-detach_in_child (gpointer data G_GNUC_UNUSED)
+setup_in_child (gpointer data)
 {
-  setsid ();
+  const Plumbing *p = data;
+
+  if (p->detached)
+    setsid ();
+  if (p->child_setup != NULL)
+    p->child_setup (p->child_setup_data);
 }
 
 /* spawn_async_fd() with the configuration; NULL and @error on failure,
@@ -158,13 +169,15 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
 
   if (plumb (self, detached, &p, error))
     {
-      env = build_environment (self);
+      env = _spawn_process_build_environment (self);
       child = spawn_async_fd (self->working_directory,
                               (const char * const *) self->argv,
                               (const char * const *) env, p.flags,
-                              detached ? detach_in_child : NULL, NULL,
+                              detached || p.child_setup != NULL ? setup_in_child : NULL, &p,
                               p.child_fds[0], p.child_fds[1], p.child_fds[2],
-                              NULL, NULL, 0, NULL, NULL, NULL, error);
+                              (const int *) self->source_fds->data,
+                              (const int *) self->target_fds->data,
+                              self->source_fds->len, NULL, NULL, NULL, error);
     }
   close_child_fds (&p);
   if (child == NULL)

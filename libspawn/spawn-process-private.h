@@ -1,9 +1,10 @@
 /* spawn-process-private.h - what the spawn-process*.c files share
  *
- * SpawnProcess is one object in five files (see the comment at the top of
- * each): spawn-process.c (the GObject, configuration, start, the source,
- * the end of a run and every signal emission), spawn-process-launch.c
- * (configuration to pipes, files and environment for spawn_async_fd()),
+ * SpawnProcess is one object in six files (see the comment at the top of
+ * each): spawn-process.c (the GObject, start, the source, the end of a run
+ * and every signal emission), spawn-process-config.c (the configuration,
+ * its setters and getters), spawn-process-launch.c (configuration to
+ * pipes, files, fds and environment for spawn_async_fd()),
  * spawn-process-channel.c (pipes, buffers, reading and writing),
  * spawn-process-wait.c (the blocking waits and execute()) and
  * spawn-process-async.c (the GIO-style waits and communicate()).  This header
@@ -47,6 +48,13 @@ struct _SpawnProcess {
   SpawnChannelMode modes[3];
   char *files[3];
   gboolean appends[3];
+  int channel_fds[3];          /* SPAWN_CHANNEL_FD: ours, or -1 */
+  GArray *source_fds;          /* int: spawn_process_take_fd(), ours */
+  GArray *target_fds;          /* int: the numbers the child gets */
+  GSpawnChildSetupFunc child_setup;
+  gpointer child_setup_data;
+  GDestroyNotify child_setup_destroy;
+  SpawnProcessFlags flags;
   int kill_timeout_ms;
   SpawnDisposePolicy dispose_policy;
 
@@ -75,6 +83,9 @@ struct _SpawnProcess {
   guint64 unannounced_written;
   gboolean emitting_ready[3];
   gboolean unannounced_ready[3];
+
+  /* The last "error-occurred" */
+  GError *last_error;
 
   /* After the end */
   gboolean have_exit;
@@ -162,6 +173,14 @@ void _spawn_process_waiters_complete (SpawnProcess *self, guint run);
 /* Dispose: fails the waiters left (only g_object_run_dispose() gets
  * here with any, as each task holds a reference). */
 void _spawn_process_waiters_dispose (SpawnProcess *self);
+
+/* spawn-process-config.c */
+
+void _spawn_process_init_config (SpawnProcess *self);
+/* Frees the configuration and closes the descriptors it owns. */
+void _spawn_process_clear_config (SpawnProcess *self);
+/* The environment the child gets, or NULL for ours unchanged. */
+char **_spawn_process_build_environment (SpawnProcess *self);
 
 /* spawn-process-launch.c */
 

@@ -7,11 +7,12 @@
  * the same signals in the same order.
  *
  * This file is the object and the life of a run: the GObject and its
- * signals, the configuration, start and start_detached(), the source and
- * what a wakeup means (_spawn_process_events()), the end of a run and its
- * emissions, terminate/kill and the accessors.  Every signal is emitted
- * from here.  Around it: spawn-process-launch.c turns the configuration
- * into the child's stdio and environment, spawn-process-channel.c holds
+ * signals, start and start_detached(), the source and what a wakeup means
+ * (_spawn_process_events()), the end of a run and its emissions,
+ * terminate/kill and the accessors of a run.  Every signal is emitted
+ * from here.  Around it: spawn-process-config.c holds the configuration,
+ * spawn-process-launch.c turns it into the child's stdio, fds and
+ * environment, spawn-process-channel.c holds
  * the pipes and their buffers, spawn-process-wait.c the blocking waits and
  * execute().  What they share is in spawn-process-private.h.
  */
@@ -60,8 +61,26 @@ _spawn_process_emit_error (SpawnProcess *self, SpawnProcessError code, const cha
   va_start (ap, format);
   error = g_error_new_valist (SPAWN_PROCESS_ERROR, code, format, ap);
   va_end (ap);
+  g_clear_error (&self->last_error);
+  self->last_error = g_error_copy (error);
   g_signal_emit (self, signals[SIGNAL_ERROR_OCCURRED], 0, error);
   g_error_free (error);
+}
+
+/**
+ * spawn_process_get_error:
+ * @self: a process
+ *
+ * The error of the last #SpawnProcess::error-occurred, like QProcess::error()
+ * and errorString() in one; it stays until the next one.
+ *
+ * Returns: (transfer none) (nullable): that error, or %NULL if there was none
+ */
+const GError *
+spawn_process_get_error (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  return self->last_error;
 }
 
 gboolean
@@ -686,232 +705,6 @@ spawn_process_new (const char * const *argv)
   return self;
 }
 
-/**
- * spawn_process_set_argv:
- * @self: a process
- * @argv: (array zero-terminated=1): the program (searched in PATH unless it
- *   contains a slash) and its arguments
- *
- * Like QProcess::setProgram() and setArguments() in one.
- */
-void
-spawn_process_set_argv (SpawnProcess *self, const char * const *argv)
-{
-  g_return_if_fail (SPAWN_IS_PROCESS (self));
-  g_return_if_fail (argv != NULL && argv[0] != NULL);
-
-  g_strfreev (self->argv);
-  self->argv = g_strdupv ((char **) argv);
-}
-
-/**
- * spawn_process_get_argv:
- * @self: a process
- *
- * Returns: (transfer none) (array zero-terminated=1) (nullable): the argv
- */
-const char * const *
-spawn_process_get_argv (SpawnProcess *self)
-{
-  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
-  return (const char * const *) self->argv;
-}
-
-/**
- * spawn_process_set_working_directory:
- * @self: a process
- * @path: (nullable): where the program starts, or %NULL for ours
- */
-void
-spawn_process_set_working_directory (SpawnProcess *self, const char *path)
-{
-  g_return_if_fail (SPAWN_IS_PROCESS (self));
-
-  g_free (self->working_directory);
-  self->working_directory = g_strdup (path);
-}
-
-/* A copy of @envp where a name given twice keeps its last value, in the
- * place of its first: QProcessEnvironment makes the later one win, while
- * execve() passes both and getenv() finds the first. */
-static char **
-dedupe_environment (const char * const *envp)
-{
-  g_autoptr (GHashTable) last = NULL;
-  GPtrArray *out;
-  gsize i;
-
-  if (envp == NULL)
-    return NULL;
-  /* name → index of its last entry */
-  last = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  for (i = 0; envp[i] != NULL; i++)
-    {
-      const char *eq = strchr (envp[i], '=');
-      char *name = eq ? g_strndup (envp[i], eq - envp[i]) : g_strdup (envp[i]);
-
-      g_hash_table_insert (last, name, GSIZE_TO_POINTER (i));
-    }
-  out = g_ptr_array_new ();
-  for (i = 0; envp[i] != NULL; i++)
-    {
-      const char *eq = strchr (envp[i], '=');
-      g_autofree char *name = eq ? g_strndup (envp[i], eq - envp[i]) : g_strdup (envp[i]);
-      gpointer found;
-
-      /* At the first entry of a name, the last one's value; skip the rest. */
-      if (!g_hash_table_lookup_extended (last, name, NULL, &found))
-        continue;
-      g_ptr_array_add (out, g_strdup (envp[GPOINTER_TO_SIZE (found)]));
-      g_hash_table_remove (last, name);
-    }
-  g_ptr_array_add (out, NULL);
-  return (char **) g_ptr_array_free (out, FALSE);
-}
-
-/**
- * spawn_process_set_environment:
- * @self: a process
- * @envp: (array zero-terminated=1) (nullable): the whole environment, or
- *   %NULL for ours as it is at start time
- *
- * Replaces the environment, and forgets earlier spawn_process_setenv()
- * and spawn_process_unsetenv() calls.  A name given twice gets its later
- * value, as with QProcessEnvironment.
- */
-void
-spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
-{
-  g_return_if_fail (SPAWN_IS_PROCESS (self));
-
-  g_strfreev (self->environment);
-  self->environment = dedupe_environment (envp);
-  g_hash_table_remove_all (self->env_changes);
-}
-
-/**
- * spawn_process_setenv:
- * @self: a process
- * @name: a variable name, without '='
- * @value: its value
- *
- * Sets a variable on top of the environment (ours, or the one set with
- * spawn_process_set_environment()).
- */
-void
-spawn_process_setenv (SpawnProcess *self, const char *name, const char *value)
-{
-  g_return_if_fail (SPAWN_IS_PROCESS (self));
-  g_return_if_fail (name != NULL && *name != '\0' && strchr (name, '=') == NULL);
-  g_return_if_fail (value != NULL);
-
-  g_hash_table_insert (self->env_changes, g_strdup (name), g_strdup (value));
-}
-
-/**
- * spawn_process_unsetenv:
- * @self: a process
- * @name: a variable name, without '='
- *
- * Removes a variable from the environment the program gets.
- */
-void
-spawn_process_unsetenv (SpawnProcess *self, const char *name)
-{
-  g_return_if_fail (SPAWN_IS_PROCESS (self));
-  g_return_if_fail (name != NULL && *name != '\0' && strchr (name, '=') == NULL);
-
-  g_hash_table_insert (self->env_changes, g_strdup (name), NULL);
-}
-
-/**
- * spawn_process_set_channel_mode:
- * @self: a process
- * @channel: which one
- * @mode: where it goes; %SPAWN_CHANNEL_MERGE only for stderr, and
- *   %SPAWN_CHANNEL_FILE through spawn_process_set_channel_file()
- */
-void
-spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
-                                SpawnChannelMode mode)
-{
-  g_return_if_fail (SPAWN_IS_PROCESS (self));
-  g_return_if_fail (channel <= SPAWN_PROCESS_STDERR);
-  g_return_if_fail (mode <= SPAWN_CHANNEL_FILE);
-  g_return_if_fail (mode != SPAWN_CHANNEL_MERGE || channel == SPAWN_PROCESS_STDERR);
-  g_return_if_fail (mode != SPAWN_CHANNEL_FILE || self->files[channel] != NULL);
-
-  self->modes[channel] = mode;
-}
-
-/**
- * spawn_process_get_channel_mode:
- * @self: a process
- * @channel: which one
- *
- * Returns: where @channel goes
- */
-SpawnChannelMode
-spawn_process_get_channel_mode (SpawnProcess *self, SpawnProcessChannel channel)
-{
-  g_return_val_if_fail (SPAWN_IS_PROCESS (self), SPAWN_CHANNEL_PIPE);
-  g_return_val_if_fail (channel <= SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_PIPE);
-  return self->modes[channel];
-}
-
-/**
- * spawn_process_set_channel_file:
- * @self: a process
- * @channel: which one
- * @path: the file: read for stdin; created if need be for stdout and stderr
- * @append: for stdout and stderr: append instead of truncating
- *
- * Redirects @channel to a file (mode %SPAWN_CHANNEL_FILE), opened at
- * start; a file that cannot be opened makes the start fail.
- */
-void
-spawn_process_set_channel_file (SpawnProcess *self, SpawnProcessChannel channel,
-                                const char *path, gboolean append)
-{
-  g_return_if_fail (SPAWN_IS_PROCESS (self));
-  g_return_if_fail (channel <= SPAWN_PROCESS_STDERR);
-  g_return_if_fail (path != NULL);
-
-  g_free (self->files[channel]);
-  self->files[channel] = g_strdup (path);
-  self->appends[channel] = append;
-  self->modes[channel] = SPAWN_CHANNEL_FILE;
-}
-
-/**
- * spawn_process_set_kill_timeout:
- * @self: a process
- * @timeout_ms: how long after its start the process is killed if it still
- *   runs, or 0 (the default) for never
- *
- * When it expires the process gets SIGKILL and
- * #SpawnProcess::error-occurred says %SPAWN_PROCESS_ERROR_TIMED_OUT; its
- * end is reported as usual (a crash).  Applies from the next start.
- */
-void
-spawn_process_set_kill_timeout (SpawnProcess *self, int timeout_ms)
-{
-  g_return_if_fail (SPAWN_IS_PROCESS (self));
-  self->kill_timeout_ms = MAX (timeout_ms, 0);
-}
-
-/**
- * spawn_process_set_dispose_policy:
- * @self: a process
- * @policy: what the last reference does to a running process
- */
-void
-spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy)
-{
-  g_return_if_fail (SPAWN_IS_PROCESS (self));
-  self->dispose_policy = policy;
-}
-
 /* GObject */
 
 static void
@@ -934,15 +727,10 @@ spawn_process_finalize (GObject *object)
   SpawnProcess *self = SPAWN_PROCESS (object);
   int i;
 
-  g_strfreev (self->argv);
-  g_free (self->working_directory);
-  g_strfreev (self->environment);
-  g_hash_table_unref (self->env_changes);
+  _spawn_process_clear_config (self);
   for (i = 0; i < 3; i++)
-    {
-      g_free (self->files[i]);
-      g_byte_array_unref (self->channels[i].data);
-    }
+    g_byte_array_unref (self->channels[i].data);
+  g_clear_error (&self->last_error);
   G_OBJECT_CLASS (spawn_process_parent_class)->finalize (object);
 }
 
@@ -951,7 +739,7 @@ spawn_process_init (SpawnProcess *self)
 {
   int i;
 
-  self->env_changes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  _spawn_process_init_config (self);
   for (i = 0; i < 3; i++)
     {
       self->channels[i].fd = -1;

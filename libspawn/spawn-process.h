@@ -94,6 +94,8 @@ typedef enum {
  * @SPAWN_CHANNEL_FORWARD: the process shares our own descriptor
  * @SPAWN_CHANNEL_DISCARD: /dev/null
  * @SPAWN_CHANNEL_FILE: a file, set with spawn_process_set_channel_file()
+ * @SPAWN_CHANNEL_FD: a descriptor of the caller's, given with
+ *   spawn_process_set_channel_fd()
  *
  * Where one of the process's standard channels goes.
  */
@@ -103,7 +105,24 @@ typedef enum {
   SPAWN_CHANNEL_FORWARD,
   SPAWN_CHANNEL_DISCARD,
   SPAWN_CHANNEL_FILE,
+  SPAWN_CHANNEL_FD,
 } SpawnChannelMode;
+
+/**
+ * SpawnProcessFlags:
+ * @SPAWN_PROCESS_FLAGS_NONE: none
+ * @SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP: look the program up in the
+ *   PATH of the environment it gets
+ * @SPAWN_PROCESS_FLAGS_INHERIT_FDS: leave our descriptors that are not
+ *   close-on-exec open in the program
+ *
+ * How a #SpawnProcess starts its program: see spawn_process_set_flags().
+ */
+typedef enum {
+  SPAWN_PROCESS_FLAGS_NONE = 0,
+  SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP = 1 << 0,
+  SPAWN_PROCESS_FLAGS_INHERIT_FDS = 1 << 1,
+} SpawnProcessFlags;
 
 /**
  * SpawnDisposePolicy:
@@ -130,23 +149,37 @@ SPAWN_API SpawnProcess *spawn_process_new (const char * const *argv);
 SPAWN_API void spawn_process_set_argv (SpawnProcess *self, const char * const *argv);
 SPAWN_API const char * const *spawn_process_get_argv (SpawnProcess *self);
 SPAWN_API void spawn_process_set_working_directory (SpawnProcess *self, const char *path);
+SPAWN_API const char *spawn_process_get_working_directory (SpawnProcess *self);
 SPAWN_API void spawn_process_set_environment (SpawnProcess *self, const char * const *envp);
+SPAWN_API char **spawn_process_get_environment (SpawnProcess *self);
 SPAWN_API void spawn_process_setenv (SpawnProcess *self, const char *name, const char *value);
 SPAWN_API void spawn_process_unsetenv (SpawnProcess *self, const char *name);
+SPAWN_API char *spawn_process_getenv (SpawnProcess *self, const char *name);
 SPAWN_API void spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
                                                SpawnChannelMode mode);
 SPAWN_API SpawnChannelMode spawn_process_get_channel_mode (SpawnProcess *self,
                                                            SpawnProcessChannel channel);
 SPAWN_API void spawn_process_set_channel_file (SpawnProcess *self, SpawnProcessChannel channel,
                                                const char *path, gboolean append);
+SPAWN_API void spawn_process_set_channel_fd (SpawnProcess *self, SpawnProcessChannel channel,
+                                             int fd);
+SPAWN_API void spawn_process_take_fd (SpawnProcess *self, int source_fd, int target_fd);
+SPAWN_API void spawn_process_set_child_setup (SpawnProcess *self,
+                                              GSpawnChildSetupFunc child_setup,
+                                              gpointer user_data, GDestroyNotify destroy);
+SPAWN_API void spawn_process_set_flags (SpawnProcess *self, SpawnProcessFlags flags);
+SPAWN_API SpawnProcessFlags spawn_process_get_flags (SpawnProcess *self);
 SPAWN_API void spawn_process_set_kill_timeout (SpawnProcess *self, int timeout_ms);
+SPAWN_API int spawn_process_get_kill_timeout (SpawnProcess *self);
 SPAWN_API void spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy);
+SPAWN_API SpawnDisposePolicy spawn_process_get_dispose_policy (SpawnProcess *self);
 
 /* Running */
 SPAWN_API gboolean spawn_process_start (SpawnProcess *self, GError **error);
 SPAWN_API gboolean spawn_process_start_detached (SpawnProcess *self, GPid *pid_out,
                                                  GError **error);
 SPAWN_API SpawnProcessState spawn_process_get_state (SpawnProcess *self);
+SPAWN_API const GError *spawn_process_get_error (SpawnProcess *self);
 SPAWN_API GPid spawn_process_get_pid (SpawnProcess *self);
 SPAWN_API SpawnChild *spawn_process_get_child (SpawnProcess *self);
 SPAWN_API gboolean spawn_process_terminate (SpawnProcess *self, GError **error);

@@ -1,0 +1,513 @@
+/* spawn-process-config.c - what a SpawnProcess will start, and how
+ *
+ * The configuration: program and arguments, working directory,
+ * environment (ours or a given one, with changes on top), where each
+ * standard channel goes, fds to pass, a child_setup, flags, the kill
+ * timeout and the dispose policy; their setters and getters, and the
+ * descriptors the configuration owns.  Everything here takes effect at
+ * the next start; spawn-process-launch.c turns it into a child.
+ */
+#include "spawn-process-private.h"
+
+#include <string.h>
+#include <unistd.h>
+
+/* Sets @channel's mode, closing a descriptor spawn_process_set_channel_fd()
+ * gave it unless the mode stays %SPAWN_CHANNEL_FD. */
+static void
+set_mode (SpawnProcess *self, SpawnProcessChannel channel, SpawnChannelMode mode)
+{
+  if (mode != SPAWN_CHANNEL_FD && self->channel_fds[channel] >= 0)
+    {
+      close (self->channel_fds[channel]);
+      self->channel_fds[channel] = -1;
+    }
+  self->modes[channel] = mode;
+}
+
+/**
+ * spawn_process_set_argv:
+ * @self: a process
+ * @argv: (array zero-terminated=1): the program (searched in PATH unless it
+ *   contains a slash) and its arguments
+ *
+ * Like QProcess::setProgram() and setArguments() in one.
+ */
+void
+spawn_process_set_argv (SpawnProcess *self, const char * const *argv)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (argv != NULL && argv[0] != NULL);
+
+  g_strfreev (self->argv);
+  self->argv = g_strdupv ((char **) argv);
+}
+
+/**
+ * spawn_process_get_argv:
+ * @self: a process
+ *
+ * Returns: (transfer none) (array zero-terminated=1) (nullable): the argv
+ */
+const char * const *
+spawn_process_get_argv (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  return (const char * const *) self->argv;
+}
+
+/**
+ * spawn_process_set_working_directory:
+ * @self: a process
+ * @path: (nullable): where the program starts, or %NULL for ours
+ */
+void
+spawn_process_set_working_directory (SpawnProcess *self, const char *path)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+
+  g_free (self->working_directory);
+  self->working_directory = g_strdup (path);
+}
+
+/* A copy of @envp where a name given twice keeps its last value, in the
+ * place of its first: QProcessEnvironment makes the later one win, while
+ * execve() passes both and getenv() finds the first. */
+static char **
+dedupe_environment (const char * const *envp)
+{
+  g_autoptr (GHashTable) last = NULL;
+  GPtrArray *out;
+  gsize i;
+
+  if (envp == NULL)
+    return NULL;
+  /* name → index of its last entry */
+  last = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (i = 0; envp[i] != NULL; i++)
+    {
+      const char *eq = strchr (envp[i], '=');
+      char *name = eq ? g_strndup (envp[i], eq - envp[i]) : g_strdup (envp[i]);
+
+      g_hash_table_insert (last, name, GSIZE_TO_POINTER (i));
+    }
+  out = g_ptr_array_new ();
+  for (i = 0; envp[i] != NULL; i++)
+    {
+      const char *eq = strchr (envp[i], '=');
+      g_autofree char *name = eq ? g_strndup (envp[i], eq - envp[i]) : g_strdup (envp[i]);
+      gpointer found;
+
+      /* At the first entry of a name, the last one's value; skip the rest. */
+      if (!g_hash_table_lookup_extended (last, name, NULL, &found))
+        continue;
+      g_ptr_array_add (out, g_strdup (envp[GPOINTER_TO_SIZE (found)]));
+      g_hash_table_remove (last, name);
+    }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
+}
+
+/**
+ * spawn_process_set_environment:
+ * @self: a process
+ * @envp: (array zero-terminated=1) (nullable): the whole environment, or
+ *   %NULL for ours as it is at start time
+ *
+ * Replaces the environment, and forgets earlier spawn_process_setenv()
+ * and spawn_process_unsetenv() calls.  A name given twice gets its later
+ * value, as with QProcessEnvironment.
+ */
+void
+spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+
+  g_strfreev (self->environment);
+  self->environment = dedupe_environment (envp);
+  g_hash_table_remove_all (self->env_changes);
+}
+
+/**
+ * spawn_process_setenv:
+ * @self: a process
+ * @name: a variable name, without '='
+ * @value: its value
+ *
+ * Sets a variable on top of the environment (ours, or the one set with
+ * spawn_process_set_environment()).
+ */
+void
+spawn_process_setenv (SpawnProcess *self, const char *name, const char *value)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (name != NULL && *name != '\0' && strchr (name, '=') == NULL);
+  g_return_if_fail (value != NULL);
+
+  g_hash_table_insert (self->env_changes, g_strdup (name), g_strdup (value));
+}
+
+/**
+ * spawn_process_unsetenv:
+ * @self: a process
+ * @name: a variable name, without '='
+ *
+ * Removes a variable from the environment the program gets.
+ */
+void
+spawn_process_unsetenv (SpawnProcess *self, const char *name)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (name != NULL && *name != '\0' && strchr (name, '=') == NULL);
+
+  g_hash_table_insert (self->env_changes, g_strdup (name), NULL);
+}
+
+/**
+ * spawn_process_set_channel_mode:
+ * @self: a process
+ * @channel: which one
+ * @mode: where it goes; %SPAWN_CHANNEL_MERGE only for stderr,
+ *   %SPAWN_CHANNEL_FILE through spawn_process_set_channel_file() and
+ *   %SPAWN_CHANNEL_FD through spawn_process_set_channel_fd() (choosing
+ *   another mode closes the fd given there)
+ */
+void
+spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
+                                SpawnChannelMode mode)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (channel <= SPAWN_PROCESS_STDERR);
+  g_return_if_fail (mode <= SPAWN_CHANNEL_FD);
+  g_return_if_fail (mode != SPAWN_CHANNEL_MERGE || channel == SPAWN_PROCESS_STDERR);
+  g_return_if_fail (mode != SPAWN_CHANNEL_FILE || self->files[channel] != NULL);
+  g_return_if_fail (mode != SPAWN_CHANNEL_FD || self->channel_fds[channel] >= 0);
+
+  set_mode (self, channel, mode);
+}
+
+/**
+ * spawn_process_get_channel_mode:
+ * @self: a process
+ * @channel: which one
+ *
+ * Returns: where @channel goes
+ */
+SpawnChannelMode
+spawn_process_get_channel_mode (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), SPAWN_CHANNEL_PIPE);
+  g_return_val_if_fail (channel <= SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_PIPE);
+  return self->modes[channel];
+}
+
+/**
+ * spawn_process_set_channel_file:
+ * @self: a process
+ * @channel: which one
+ * @path: the file: read for stdin; created if need be for stdout and stderr
+ * @append: for stdout and stderr: append instead of truncating
+ *
+ * Redirects @channel to a file (mode %SPAWN_CHANNEL_FILE), opened at
+ * start; a file that cannot be opened makes the start fail.
+ */
+void
+spawn_process_set_channel_file (SpawnProcess *self, SpawnProcessChannel channel,
+                                const char *path, gboolean append)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (channel <= SPAWN_PROCESS_STDERR);
+  g_return_if_fail (path != NULL);
+
+  g_free (self->files[channel]);
+  self->files[channel] = g_strdup (path);
+  self->appends[channel] = append;
+  set_mode (self, channel, SPAWN_CHANNEL_FILE);
+}
+
+/**
+ * spawn_process_set_channel_fd:
+ * @self: a process
+ * @channel: which one
+ * @fd: (transfer full): a descriptor of ours; the process takes it
+ *
+ * The program gets (a copy of) @fd as @channel, at every start (mode
+ * %SPAWN_CHANNEL_FD), like g_subprocess_launcher_take_stdout_fd() and its
+ * siblings.  @fd is closed when the process is finalized or another mode
+ * is chosen for @channel; close-on-exec on it does not matter.
+ */
+void
+spawn_process_set_channel_fd (SpawnProcess *self, SpawnProcessChannel channel, int fd)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (channel <= SPAWN_PROCESS_STDERR);
+  g_return_if_fail (fd >= 0);
+
+  if (self->channel_fds[channel] != fd)
+    {
+      set_mode (self, channel, SPAWN_CHANNEL_PIPE); /* closes the old one */
+      self->channel_fds[channel] = fd;
+    }
+  self->modes[channel] = SPAWN_CHANNEL_FD;
+}
+
+/**
+ * spawn_process_take_fd:
+ * @self: a process
+ * @source_fd: (transfer full): a descriptor of ours; the process takes it
+ * @target_fd: the number the program gets it as
+ *
+ * Passes @source_fd to the program as @target_fd at every start, like
+ * g_subprocess_launcher_take_fd().  A @target_fd given before is replaced
+ * (its old source is closed); GSubprocessLauncher instead fails the spawn.
+ * A @target_fd below 3 makes the start fail with %SPAWN_ERROR_INVAL (use
+ * spawn_process_set_channel_fd() for those), as does a @source_fd that is
+ * not open by then.  The descriptors are closed when the process is
+ * finalized.
+ */
+void
+spawn_process_take_fd (SpawnProcess *self, int source_fd, int target_fd)
+{
+  guint i;
+
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (source_fd >= 0);
+  g_return_if_fail (target_fd >= 0);
+
+  for (i = 0; i < self->target_fds->len; i++)
+    if (g_array_index (self->target_fds, int, i) == target_fd)
+      {
+        int *old = &g_array_index (self->source_fds, int, i);
+
+        if (*old != source_fd)
+          close (*old);
+        *old = source_fd;
+        return;
+      }
+  g_array_append_val (self->source_fds, source_fd);
+  g_array_append_val (self->target_fds, target_fd);
+}
+
+/**
+ * spawn_process_set_child_setup:
+ * @self: a process
+ * @child_setup: (scope notified) (closure user_data) (destroy destroy) (nullable):
+ *   called in the child just before exec, or %NULL for none
+ * @user_data: data for @child_setup
+ * @destroy: (nullable): frees @user_data when it is replaced or the process
+ *   is finalized
+ *
+ * What spawn_async_fd()'s child_setup is, at every start: it shares our
+ * memory and runs while the starting thread waits, so it must be
+ * async-signal-safe (no malloc, no locks, no stdio) — stricter than
+ * g_subprocess_launcher_set_child_setup(), whose child runs after fork()
+ * in a copy of our memory.  With spawn_process_start_detached() it runs
+ * after the child's setsid().
+ */
+void
+spawn_process_set_child_setup (SpawnProcess *self, GSpawnChildSetupFunc child_setup,
+                               gpointer user_data, GDestroyNotify destroy)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+
+  if (self->child_setup_destroy != NULL)
+    self->child_setup_destroy (self->child_setup_data);
+  self->child_setup = child_setup;
+  self->child_setup_data = user_data;
+  self->child_setup_destroy = destroy;
+}
+
+/**
+ * spawn_process_set_flags:
+ * @self: a process
+ * @flags: #SpawnProcessFlags
+ *
+ * %SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP looks the program up in the
+ * PATH of the environment the program gets (ours if it has none), as
+ * %G_SUBPROCESS_FLAGS_SEARCH_PATH_FROM_ENVP; %SPAWN_PROCESS_FLAGS_INHERIT_FDS
+ * leaves our descriptors without close-on-exec open in the program, as
+ * %G_SUBPROCESS_FLAGS_INHERIT_FDS.
+ */
+void
+spawn_process_set_flags (SpawnProcess *self, SpawnProcessFlags flags)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail ((flags & ~(SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP |
+                               SPAWN_PROCESS_FLAGS_INHERIT_FDS)) == 0);
+  self->flags = flags;
+}
+
+/**
+ * spawn_process_get_flags:
+ * @self: a process
+ *
+ * Returns: what spawn_process_set_flags() set
+ */
+SpawnProcessFlags
+spawn_process_get_flags (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), SPAWN_PROCESS_FLAGS_NONE);
+  return self->flags;
+}
+
+/**
+ * spawn_process_set_kill_timeout:
+ * @self: a process
+ * @timeout_ms: how long after its start the process is killed if it still
+ *   runs, or 0 (the default) for never
+ *
+ * When it expires the process gets SIGKILL and
+ * #SpawnProcess::error-occurred says %SPAWN_PROCESS_ERROR_TIMED_OUT; its
+ * end is reported as usual (a crash).  Applies from the next start.
+ */
+void
+spawn_process_set_kill_timeout (SpawnProcess *self, int timeout_ms)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  self->kill_timeout_ms = MAX (timeout_ms, 0);
+}
+
+/**
+ * spawn_process_set_dispose_policy:
+ * @self: a process
+ * @policy: what the last reference does to a running process
+ */
+void
+spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  self->dispose_policy = policy;
+}
+
+/**
+ * spawn_process_get_kill_timeout:
+ * @self: a process
+ *
+ * Returns: what spawn_process_set_kill_timeout() set, in ms (0: none)
+ */
+int
+spawn_process_get_kill_timeout (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), 0);
+  return self->kill_timeout_ms;
+}
+
+/**
+ * spawn_process_get_dispose_policy:
+ * @self: a process
+ *
+ * Returns: what spawn_process_set_dispose_policy() set
+ */
+SpawnDisposePolicy
+spawn_process_get_dispose_policy (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), SPAWN_DISPOSE_KILL);
+  return self->dispose_policy;
+}
+
+char **
+_spawn_process_build_environment (SpawnProcess *self)
+{
+  GHashTableIter iter;
+  gpointer name, value;
+  char **env;
+
+  if (self->environment == NULL && g_hash_table_size (self->env_changes) == 0)
+    return NULL;
+  env = self->environment ? g_strdupv (self->environment) : g_get_environ ();
+  g_hash_table_iter_init (&iter, self->env_changes);
+  while (g_hash_table_iter_next (&iter, &name, &value))
+    env = value != NULL ? g_environ_setenv (env, name, value, TRUE)
+                        : g_environ_unsetenv (env, name);
+  return env;
+}
+
+/**
+ * spawn_process_get_environment:
+ * @self: a process
+ *
+ * The environment the program would get if started now: ours or the one
+ * set with spawn_process_set_environment(), with the spawn_process_setenv()
+ * and spawn_process_unsetenv() changes applied, as
+ * QProcess::processEnvironment() (GSubprocessLauncher has no getter).
+ *
+ * Returns: (transfer full) (array zero-terminated=1): a new array
+ */
+char **
+spawn_process_get_environment (SpawnProcess *self)
+{
+  char **env;
+
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  env = _spawn_process_build_environment (self);
+  return env != NULL ? env : g_get_environ ();
+}
+
+/**
+ * spawn_process_getenv:
+ * @self: a process
+ * @name: a variable name
+ *
+ * Like g_subprocess_launcher_getenv(): one variable of
+ * spawn_process_get_environment().
+ *
+ * Returns: (transfer full) (nullable): its value, or %NULL if unset
+ */
+char *
+spawn_process_getenv (SpawnProcess *self, const char *name)
+{
+  g_auto (GStrv) env = NULL;
+
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  env = spawn_process_get_environment (self);
+  return g_strdup (g_environ_getenv (env, name));
+}
+
+/**
+ * spawn_process_get_working_directory:
+ * @self: a process
+ *
+ * Returns: (nullable): what spawn_process_set_working_directory() set;
+ *   %NULL means ours
+ */
+const char *
+spawn_process_get_working_directory (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  return self->working_directory;
+}
+
+void
+_spawn_process_init_config (SpawnProcess *self)
+{
+  int i;
+
+  self->env_changes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->source_fds = g_array_new (FALSE, FALSE, sizeof (int));
+  self->target_fds = g_array_new (FALSE, FALSE, sizeof (int));
+  for (i = 0; i < 3; i++)
+    self->channel_fds[i] = -1;
+}
+
+void
+_spawn_process_clear_config (SpawnProcess *self)
+{
+  guint i;
+
+  g_clear_pointer (&self->argv, g_strfreev);
+  g_clear_pointer (&self->working_directory, g_free);
+  g_clear_pointer (&self->environment, g_strfreev);
+  g_clear_pointer (&self->env_changes, g_hash_table_unref);
+  for (i = 0; i < 3; i++)
+    {
+      set_mode (self, i, SPAWN_CHANNEL_PIPE);
+      g_clear_pointer (&self->files[i], g_free);
+    }
+  for (i = 0; self->source_fds != NULL && i < self->source_fds->len; i++)
+    close (g_array_index (self->source_fds, int, i));
+  g_clear_pointer (&self->source_fds, g_array_unref);
+  g_clear_pointer (&self->target_fds, g_array_unref);
+  spawn_process_set_child_setup (self, NULL, NULL, NULL);
+}
+
