@@ -4,9 +4,10 @@
  * behind each: writing what spawn_process_write() buffered as far as the
  * pipe takes it (without SIGPIPE), reading what the child wrote in bounded
  * rounds, and the public calls that read lines or bytes from the buffers
- * and put bytes into stdin's.  The source and the waits call in here when
- * a descriptor is ready; the signals these reads and writes cause are
- * emitted from spawn-process.c.
+ * and put bytes into stdin's; and the getters of the GIO streams that
+ * SPAWN_CHANNEL_STREAM hands out instead.  The source and the waits call
+ * in here when a descriptor is ready; the signals these reads and writes
+ * cause are emitted from spawn-process.c.
  */
 #include "spawn-process-private.h"
 
@@ -77,6 +78,77 @@ _spawn_process_close_channel (SpawnProcess *self, SpawnProcessChannel i)
       close (c->fd);
       c->fd = -1;
     }
+}
+
+/* Streams (SPAWN_CHANNEL_STREAM) */
+
+/**
+ * spawn_process_get_stdin_pipe:
+ * @self: a process
+ *
+ * The program's stdin as a stream, when the channel's mode is
+ * %SPAWN_CHANNEL_STREAM, as g_subprocess_get_stdin_pipe().  A new stream
+ * at each start; the one of an ended run stays usable (close it to give
+ * the program end of file).  Unlike spawn_process_write(), a write to it
+ * after the program closed its stdin raises SIGPIPE unless the
+ * application ignores or blocks it, as with GSubprocess's.
+ *
+ * Returns: (transfer none) (nullable): the stream, or %NULL before the
+ *   first start or in another mode
+ */
+GOutputStream *
+spawn_process_get_stdin_pipe (SpawnProcess *self)
+{
+  GObject *s;
+
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  s = self->channels[SPAWN_PROCESS_STDIN].stream;
+  return self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_STREAM ? (GOutputStream *) s : NULL;
+}
+
+static GInputStream *
+output_stream (SpawnProcess *self, SpawnProcessChannel i)
+{
+  GObject *s = self->channels[i].stream;
+
+  return self->modes[i] == SPAWN_CHANNEL_STREAM ? (GInputStream *) s : NULL;
+}
+
+/**
+ * spawn_process_get_stdout_pipe:
+ * @self: a process
+ *
+ * The program's stdout as a stream, when the channel's mode is
+ * %SPAWN_CHANNEL_STREAM, as g_subprocess_get_stdout_pipe(): nothing of it
+ * is buffered, "ready-read-stdout" is not emitted and communicate() gives
+ * %NULL for it; read it yourself (it stays readable after the end).  A
+ * stderr in %SPAWN_CHANNEL_MERGE mode comes through it too.  A new stream
+ * at each start.
+ *
+ * Returns: (transfer none) (nullable): the stream, or %NULL before the
+ *   first start or in another mode
+ */
+GInputStream *
+spawn_process_get_stdout_pipe (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  return output_stream (self, SPAWN_PROCESS_STDOUT);
+}
+
+/**
+ * spawn_process_get_stderr_pipe:
+ * @self: a process
+ *
+ * The program's stderr as a stream: see spawn_process_get_stdout_pipe().
+ *
+ * Returns: (transfer none) (nullable): the stream, or %NULL before the
+ *   first start or in another mode
+ */
+GInputStream *
+spawn_process_get_stderr_pipe (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  return output_stream (self, SPAWN_PROCESS_STDERR);
 }
 
 /* Input */

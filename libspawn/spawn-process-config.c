@@ -170,7 +170,8 @@ spawn_process_unsetenv (SpawnProcess *self, const char *name)
  * @mode: where it goes; %SPAWN_CHANNEL_MERGE only for stderr,
  *   %SPAWN_CHANNEL_FILE through spawn_process_set_channel_file() and
  *   %SPAWN_CHANNEL_FD through spawn_process_set_channel_fd() (choosing
- *   another mode closes the fd given there)
+ *   another mode closes the fd given there); %SPAWN_CHANNEL_STREAM hands
+ *   the pipe out as a stream at each start (spawn_process_get_stdout_pipe())
  */
 void
 spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
@@ -178,7 +179,7 @@ spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
 {
   g_return_if_fail (SPAWN_IS_PROCESS (self));
   g_return_if_fail (channel <= SPAWN_PROCESS_STDERR);
-  g_return_if_fail (mode <= SPAWN_CHANNEL_FD);
+  g_return_if_fail (mode <= SPAWN_CHANNEL_STREAM);
   g_return_if_fail (mode != SPAWN_CHANNEL_MERGE || channel == SPAWN_PROCESS_STDERR);
   g_return_if_fail (mode != SPAWN_CHANNEL_FILE || self->files[channel] != NULL);
   g_return_if_fail (mode != SPAWN_CHANNEL_FD || self->channel_fds[channel] >= 0);

@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
 #include <unistd.h>
 
 typedef struct {
@@ -47,6 +49,25 @@ open_file (SpawnProcess *self, SpawnProcessChannel i, GError **error)
   return _spawn_fd_above_stdio (fd);
 }
 
+/* A pipe for channel @i: our end in *@ours, the child's in *@theirs,
+ * both close-on-exec and above stdio. */
+static gboolean
+open_pipe (SpawnProcessChannel i, int *ours, int *theirs, GError **error)
+{
+  int pair[2];
+
+  if (pipe2 (pair, O_CLOEXEC) < 0)
+    {
+      g_propagate_error (error, _spawn_error_new (errno, "Cannot create a pipe"));
+      return FALSE;
+    }
+  pair[0] = _spawn_fd_above_stdio (pair[0]);
+  pair[1] = _spawn_fd_above_stdio (pair[1]);
+  *ours = pair[i == SPAWN_PROCESS_STDIN ? 1 : 0];
+  *theirs = pair[i == SPAWN_PROCESS_STDIN ? 0 : 1];
+  return TRUE;
+}
+
 /* Opens pipes and files for the child.  With @detached, pipes are
  * forwarded instead (there is nobody to read them). */
 static gboolean
@@ -68,23 +89,27 @@ plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error)
     {
       SpawnChannelMode mode = self->modes[i];
       Channel *c = &self->channels[i];
-      int pair[2];
+      int ours;
 
-      if (mode == SPAWN_CHANNEL_PIPE && detached)
+      if ((mode == SPAWN_CHANNEL_PIPE || mode == SPAWN_CHANNEL_STREAM) && detached)
         mode = SPAWN_CHANNEL_FORWARD;
+      /* The last run's stream goes (unless the caller holds it). */
+      if (!detached)
+        g_clear_object (&c->stream);
       switch (mode)
         {
         case SPAWN_CHANNEL_PIPE:
-          if (pipe2 (pair, O_CLOEXEC) < 0)
-            {
-              g_propagate_error (error, _spawn_error_new (errno, "Cannot create a pipe"));
-              return FALSE;
-            }
-          pair[0] = _spawn_fd_above_stdio (pair[0]);
-          pair[1] = _spawn_fd_above_stdio (pair[1]);
-          c->fd = pair[i == SPAWN_PROCESS_STDIN ? 1 : 0];
-          p->child_fds[i] = pair[i == SPAWN_PROCESS_STDIN ? 0 : 1];
+          if (!open_pipe (i, &c->fd, &p->child_fds[i], error))
+            return FALSE;
           fcntl (c->fd, F_SETFL, O_NONBLOCK);
+          break;
+        case SPAWN_CHANNEL_STREAM:
+          /* Blocking, as GSubprocess's: the streams poll for their async
+           * and pollable calls. */
+          if (!open_pipe (i, &ours, &p->child_fds[i], error))
+            return FALSE;
+          c->stream = i == SPAWN_PROCESS_STDIN ? G_OBJECT (g_unix_output_stream_new (ours, TRUE))
+                                               : G_OBJECT (g_unix_input_stream_new (ours, TRUE));
           break;
         case SPAWN_CHANNEL_MERGE:
           /* Only stderr can be merged (set_channel_mode checks). */
@@ -185,7 +210,11 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
       int i;
 
       for (i = 0; i < 3; i++)
-        _spawn_process_close_channel (self, i);
+        {
+          _spawn_process_close_channel (self, i);
+          if (!detached)
+            g_clear_object (&self->channels[i].stream);
+        }
     }
   return child;
 }

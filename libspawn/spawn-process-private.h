@@ -22,6 +22,9 @@ typedef struct {
   GByteArray *data;       /* stdin: still to write; others: still to read */
   gsize pos;              /* bytes of @data already written or read */
   gboolean eof;           /* stdout/stderr: the process closed its end */
+  /* SPAWN_CHANNEL_STREAM: our end as a GUnixOutputStream (stdin) or
+   * GUnixInputStream, from the last start; @fd stays -1. */
+  GObject *stream;
 } Channel;
 
 /* The emissions that report a run's end, in order (emit_end() in

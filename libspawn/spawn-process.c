@@ -729,7 +729,10 @@ spawn_process_finalize (GObject *object)
 
   _spawn_process_clear_config (self);
   for (i = 0; i < 3; i++)
-    g_byte_array_unref (self->channels[i].data);
+    {
+      g_byte_array_unref (self->channels[i].data);
+      g_clear_object (&self->channels[i].stream);
+    }
   g_clear_error (&self->last_error);
   G_OBJECT_CLASS (spawn_process_parent_class)->finalize (object);
 }

@@ -96,6 +96,8 @@ typedef enum {
  * @SPAWN_CHANNEL_FILE: a file, set with spawn_process_set_channel_file()
  * @SPAWN_CHANNEL_FD: a descriptor of the caller's, given with
  *   spawn_process_set_channel_fd()
+ * @SPAWN_CHANNEL_STREAM: a pipe to us, handed out as a GIO stream
+ *   (spawn_process_get_stdin_pipe() and friends) instead of buffered
  *
  * Where one of the process's standard channels goes.
  */
@@ -106,6 +108,7 @@ typedef enum {
   SPAWN_CHANNEL_DISCARD,
   SPAWN_CHANNEL_FILE,
   SPAWN_CHANNEL_FD,
+  SPAWN_CHANNEL_STREAM,
 } SpawnChannelMode;
 
 /**
@@ -197,6 +200,11 @@ SPAWN_API GBytes *spawn_process_read_all (SpawnProcess *self, SpawnProcessChanne
 SPAWN_API gboolean spawn_process_can_read_line (SpawnProcess *self,
                                                 SpawnProcessChannel channel);
 SPAWN_API char *spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel);
+
+/* SPAWN_CHANNEL_STREAM channels */
+SPAWN_API GOutputStream *spawn_process_get_stdin_pipe (SpawnProcess *self);
+SPAWN_API GInputStream *spawn_process_get_stdout_pipe (SpawnProcess *self);
+SPAWN_API GInputStream *spawn_process_get_stderr_pipe (SpawnProcess *self);
 
 /* Input */
 SPAWN_API gboolean spawn_process_write (SpawnProcess *self, const void *data, gsize len,

@@ -16,8 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gio/gio.h>
 #include <libspawn/libspawn.h>
 #include "testutil.h"
+
+#define BIG_SIZE (4 * 1024 * 1024)
 
 /* Starts @proc and returns its stdout once it has exited 0. */
 static char *
@@ -66,6 +69,154 @@ read_to_eof (int fd)
     g_string_append_len (s, buf, n);
   g_assert_cmpint (n, ==, 0);
   return g_string_free (s, FALSE);
+}
+
+static void
+test_stream_cat (gconstpointer data)
+{
+  int fds_before;
+  char buf[64];
+  gsize n = 0;
+  GError *error = NULL;
+  SpawnProcess *proc;
+  GOutputStream *in;
+  GInputStream *out;
+
+  g_test_summary ("STREAM channels (gsubprocess.c's cat_eof): write to the stdin "
+                  "stream, close it, read the stdout stream to its end; nothing is "
+                  "buffered; no descriptor left once the process is gone");
+  if (!testutil_use_backend (data))
+    return;
+  fds_before = warm_fds ();
+  proc = testutil_sh_process ("cat; echo err >&2");
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_STREAM);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_STREAM);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_MERGE);
+  g_assert_null (spawn_process_get_stdout_pipe (proc));
+  testutil_start_ok (proc);
+  in = spawn_process_get_stdin_pipe (proc);
+  out = spawn_process_get_stdout_pipe (proc);
+  g_assert_true (G_IS_OUTPUT_STREAM (in));
+  g_assert_true (G_IS_INPUT_STREAM (out));
+  g_assert_null (spawn_process_get_stderr_pipe (proc));
+  g_assert_true (g_output_stream_write_all (in, "hello\n", 6, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_output_stream_close (in, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_input_stream_read_all (out, buf, sizeof buf, &n, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (buf, n, "hello\nerr\n", 10);
+  g_assert_true (spawn_process_wait_for_finished (proc, 30000, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (spawn_process_get_exit_code (proc), ==, 0);
+  g_assert_cmpuint (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT), ==, 0);
+  g_object_unref (proc);
+  g_assert_cmpint (testutil_count_fds (), ==, fds_before);
+  testutil_assert_no_children ();
+}
+
+typedef struct {
+  int pending;
+  gssize spliced[2];
+  GError *error[2];
+} Splices;
+
+static void
+splice_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  Splices *s = data;
+  /* 0: into the program's stdin; 1: out of its stdout, into memory. */
+  int i = G_IS_MEMORY_OUTPUT_STREAM (source) ? 1 : 0;
+  s->spliced[i] = g_output_stream_splice_finish (G_OUTPUT_STREAM (source), res, &s->error[i]);
+  s->pending--;
+}
+
+static void
+test_stream_splice_async (gconstpointer data)
+{
+  g_autoptr (GBytes) pattern = NULL, got = NULL;
+  g_autoptr (GInputStream) source = NULL;
+  g_autoptr (GOutputStream) sink = NULL;
+  guint8 *bytes = g_malloc (BIG_SIZE);
+  Splices s = { 0 };
+  SpawnProcess *proc;
+  gsize i;
+
+  g_test_summary ("STREAM channels, async: 4 MiB spliced into stdin and out of "
+                  "stdout at the same time under the main loop, as GSubprocess "
+                  "users do; what comes out is what went in");
+  if (!testutil_use_backend (data))
+    {
+      g_free (bytes);
+      return;
+    }
+  for (i = 0; i < BIG_SIZE; i++)
+    bytes[i] = (guint8) (i * 7 + i / 4096);
+  pattern = g_bytes_new_take (bytes, BIG_SIZE);
+  source = g_memory_input_stream_new_from_bytes (pattern);
+  sink = g_memory_output_stream_new_resizable ();
+  proc = testutil_sh_process ("cat");
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_STREAM);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_STREAM);
+  testutil_start_ok (proc);
+  s.pending = 2;
+  g_output_stream_splice_async (spawn_process_get_stdin_pipe (proc), source,
+                                G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, G_PRIORITY_DEFAULT,
+                                NULL, splice_done, &s);
+  g_output_stream_splice_async (sink, G_INPUT_STREAM (spawn_process_get_stdout_pipe (proc)),
+                                G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, G_PRIORITY_DEFAULT,
+                                NULL, splice_done, &s);
+  while (s.pending > 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_no_error (s.error[0]);
+  g_assert_no_error (s.error[1]);
+  g_assert_cmpint (s.spliced[0], ==, BIG_SIZE);
+  g_assert_cmpint (s.spliced[1], ==, BIG_SIZE);
+  got = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (sink));
+  g_assert_true (g_bytes_equal (got, pattern));
+  /* Watched from this context, which the splices ran: "finished" may have
+   * come already. */
+  while (spawn_process_get_state (proc) != SPAWN_PROCESS_NOT_RUNNING)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (spawn_process_get_exit_status (proc), ==, SPAWN_PROCESS_EXIT_NORMAL);
+  g_assert_cmpint (spawn_process_get_exit_code (proc), ==, 0);
+  g_object_unref (proc);
+  testutil_assert_no_children ();
+}
+
+static void
+test_stream_restart (gconstpointer data)
+{
+  GInputStream *first, *second;
+  GError *error = NULL;
+  SpawnProcess *proc;
+  char buf[16];
+  gsize n = 0;
+
+  g_test_summary ("STREAM channels across runs: each start gives a new stream; "
+                  "one the caller still holds keeps the old run's output to its end");
+  if (!testutil_use_backend (data))
+    return;
+  proc = testutil_sh_process ("echo run");
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_STREAM);
+  testutil_start_ok (proc);
+  g_assert_true (spawn_process_wait_for_finished (proc, 30000, NULL, &error));
+  g_assert_no_error (error);
+  first = g_object_ref (spawn_process_get_stdout_pipe (proc));
+  testutil_start_ok (proc);
+  second = spawn_process_get_stdout_pipe (proc);
+  g_assert_true (second != first);
+  g_assert_true (g_input_stream_read_all (first, buf, sizeof buf, &n, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (buf, n, "run\n", 4);
+  g_object_unref (first);
+  g_assert_true (g_input_stream_read_all (second, buf, sizeof buf, &n, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (buf, n, "run\n", 4);
+  g_assert_true (spawn_process_wait_for_finished (proc, 30000, NULL, &error));
+  g_assert_no_error (error);
+  g_object_unref (proc);
+  testutil_assert_no_children ();
 }
 
 static void
@@ -344,6 +495,9 @@ int
 main (int argc, char **argv)
 {
   static const TestutilCase cases[] = {
+    { "stream-cat", test_stream_cat },
+    { "stream-splice-async", test_stream_splice_async },
+    { "stream-restart", test_stream_restart },
     { "take-fd", test_take_fd },
     { "take-fd-invalid", test_take_fd_invalid },
     { "channel-fd", test_channel_fd },
