@@ -3,7 +3,8 @@
  *     #include <libspawn/libspawn.h>   // pkg-config --cflags --libs libspawn-1
  *
  * spawn-async.h: spawn_async_fd(), SpawnChild and its watch;
- * spawn-process.h: SpawnProcess, the QProcess-style object.
+ * spawn-process.h: SpawnProcess, the QProcess-style object;
+ * spawn-enum-types.h (generated): the GTypes of their enums and flags.
  *
  * The headers live in a directory of their own and none is named like a
  * system header, so that <spawn.h> stays POSIX's in programs that use both.
@@ -13,4 +14,5 @@
 #define LIBSPAWN_INSIDE
 #include <libspawn/spawn-async.h>
 #include <libspawn/spawn-process.h>
+#include <libspawn/spawn-enum-types.h>
 #undef LIBSPAWN_INSIDE

@@ -126,9 +126,16 @@ typedef struct {
   gboolean have_times;
 } SpawnExitInfo;
 
+#define SPAWN_TYPE_EXIT_INFO (spawn_exit_info_get_type ())
+SPAWN_API GType spawn_exit_info_get_type (void);
+SPAWN_API SpawnExitInfo *spawn_exit_info_copy (const SpawnExitInfo *info);
+SPAWN_API void spawn_exit_info_free (SpawnExitInfo *info);
 SPAWN_API int spawn_exit_info_to_wait_status (const SpawnExitInfo *info);
 
 typedef struct _SpawnChild SpawnChild;
+
+#define SPAWN_TYPE_CHILD (spawn_child_get_type ())
+SPAWN_API GType spawn_child_get_type (void);
 
 /**
  * SpawnChildWatchFunc:

@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include "spawn-async.h"
+#include "spawn-enum-types.h" /* generated: the GTypes of the public enums */
 
 /* What a child that fails before exec leaves for its parent. */
 typedef struct {

@@ -41,6 +41,7 @@ spawn_process_set_argv (SpawnProcess *self, const char * const *argv)
 
   g_strfreev (self->argv);
   self->argv = g_strdupv ((char **) argv);
+  g_object_notify (G_OBJECT (self), "argv");
 }
 
 /**
@@ -66,8 +67,11 @@ spawn_process_set_working_directory (SpawnProcess *self, const char *path)
 {
   g_return_if_fail (SPAWN_IS_PROCESS (self));
 
+  if (g_strcmp0 (self->working_directory, path) == 0)
+    return;
   g_free (self->working_directory);
   self->working_directory = g_strdup (path);
+  g_object_notify (G_OBJECT (self), "working-directory");
 }
 
 /* A copy of @envp where a name given twice keeps its last value, in the
@@ -335,7 +339,10 @@ spawn_process_set_flags (SpawnProcess *self, SpawnProcessFlags flags)
   g_return_if_fail (SPAWN_IS_PROCESS (self));
   g_return_if_fail ((flags & ~(SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP |
                                SPAWN_PROCESS_FLAGS_INHERIT_FDS)) == 0);
+  if (self->flags == flags)
+    return;
   self->flags = flags;
+  g_object_notify (G_OBJECT (self), "flags");
 }
 
 /**
@@ -365,7 +372,10 @@ void
 spawn_process_set_kill_timeout (SpawnProcess *self, int timeout_ms)
 {
   g_return_if_fail (SPAWN_IS_PROCESS (self));
+  if (self->kill_timeout_ms == MAX (timeout_ms, 0))
+    return;
   self->kill_timeout_ms = MAX (timeout_ms, 0);
+  g_object_notify (G_OBJECT (self), "kill-timeout");
 }
 
 /**
@@ -377,7 +387,10 @@ void
 spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy)
 {
   g_return_if_fail (SPAWN_IS_PROCESS (self));
+  if (self->dispose_policy == policy)
+    return;
   self->dispose_policy = policy;
+  g_object_notify (G_OBJECT (self), "dispose-policy");
 }
 
 /**

@@ -64,6 +64,7 @@ struct _SpawnProcess {
   /* While running */
   SpawnProcessState state;
   SpawnChild *child;
+  SpawnBackend backend;        /* of the running or last child */
   GSource *source;
   gpointer child_tag;
   Channel channels[3];

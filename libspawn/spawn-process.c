@@ -38,6 +38,23 @@ enum {
 
 static guint signals[N_SIGNALS];
 
+enum {
+  PROP_0,
+  PROP_ARGV,
+  PROP_WORKING_DIRECTORY,
+  PROP_FLAGS,
+  PROP_KILL_TIMEOUT,
+  PROP_DISPOSE_POLICY,
+  PROP_STATE,
+  PROP_PID,
+  PROP_BACKEND,
+  PROP_EXIT_CODE,
+  PROP_EXIT_STATUS,
+  N_PROPS
+};
+
+static GParamSpec *props[N_PROPS];
+
 typedef struct {
   GSource source;
   SpawnProcess *process;       /* not a reference: dispose destroys us */
@@ -49,6 +66,14 @@ set_state (SpawnProcess *self, SpawnProcessState state)
   if (self->state == state)
     return;
   self->state = state;
+  /* The PID and the backend come and go with the running state. */
+  g_object_freeze_notify (G_OBJECT (self));
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_STATE]);
+  if (state != SPAWN_PROCESS_STARTING)
+    g_object_notify_by_pspec (G_OBJECT (self), props[PROP_PID]);
+  if (state == SPAWN_PROCESS_RUNNING)
+    g_object_notify_by_pspec (G_OBJECT (self), props[PROP_BACKEND]);
+  g_object_thaw_notify (G_OBJECT (self));
   g_signal_emit (self, signals[SIGNAL_STATE_CHANGED], 0, (int) state);
 }
 
@@ -298,6 +323,8 @@ finish (SpawnProcess *self, int err)
       self->exit_info = info;
       self->have_exit = FALSE;
     }
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_EXIT_CODE]);
+  g_object_notify_by_pspec (G_OBJECT (self), props[PROP_EXIT_STATUS]);
   release_running (self);
   _spawn_process_reset_channel (&self->channels[SPAWN_PROCESS_STDIN]);
   self->close_write_requested = FALSE;
@@ -457,6 +484,7 @@ start (SpawnProcess *self, GError **error)
       return FALSE;
     }
   self->child = child;
+  self->backend = spawn_child_get_backend (child);
 
   self->source = g_source_new (&process_source_funcs, sizeof (ProcessSource));
   ((ProcessSource *) self->source)->process = self;
@@ -612,6 +640,20 @@ spawn_process_get_state (SpawnProcess *self)
 }
 
 /**
+ * spawn_process_get_backend:
+ * @self: a process
+ *
+ * Returns: the backend watching the running or last run's child;
+ *   %SPAWN_BACKEND_AUTO before the first start
+ */
+SpawnBackend
+spawn_process_get_backend (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), SPAWN_BACKEND_AUTO);
+  return self->backend;
+}
+
+/**
  * spawn_process_get_pid:
  * @self: a process
  *
@@ -752,12 +794,159 @@ spawn_process_init (SpawnProcess *self)
 }
 
 static void
+spawn_process_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  SpawnProcess *self = SPAWN_PROCESS (object);
+
+  switch (prop_id)
+    {
+    case PROP_ARGV:
+      g_value_set_boxed (value, self->argv);
+      break;
+    case PROP_WORKING_DIRECTORY:
+      g_value_set_string (value, self->working_directory);
+      break;
+    case PROP_FLAGS:
+      g_value_set_flags (value, self->flags);
+      break;
+    case PROP_KILL_TIMEOUT:
+      g_value_set_int (value, self->kill_timeout_ms);
+      break;
+    case PROP_DISPOSE_POLICY:
+      g_value_set_enum (value, self->dispose_policy);
+      break;
+    case PROP_STATE:
+      g_value_set_enum (value, self->state);
+      break;
+    case PROP_PID:
+      g_value_set_int (value, spawn_process_get_pid (self));
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->backend);
+      break;
+    case PROP_EXIT_CODE:
+      g_value_set_int (value, spawn_process_get_exit_code (self));
+      break;
+    case PROP_EXIT_STATUS:
+      g_value_set_enum (value, spawn_process_get_exit_status (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+spawn_process_set_property (GObject *object, guint prop_id, const GValue *value,
+                            GParamSpec *pspec)
+{
+  SpawnProcess *self = SPAWN_PROCESS (object);
+
+  switch (prop_id)
+    {
+    case PROP_ARGV:
+      /* NULL from g_object_new() without argv: nothing to set yet. */
+      if (g_value_get_boxed (value) != NULL)
+        spawn_process_set_argv (self, g_value_get_boxed (value));
+      break;
+    case PROP_WORKING_DIRECTORY:
+      spawn_process_set_working_directory (self, g_value_get_string (value));
+      break;
+    case PROP_FLAGS:
+      spawn_process_set_flags (self, g_value_get_flags (value));
+      break;
+    case PROP_KILL_TIMEOUT:
+      spawn_process_set_kill_timeout (self, g_value_get_int (value));
+      break;
+    case PROP_DISPOSE_POLICY:
+      spawn_process_set_dispose_policy (self, g_value_get_enum (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 spawn_process_class_init (SpawnProcessClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+  const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
 
   object_class->dispose = spawn_process_dispose;
   object_class->finalize = spawn_process_finalize;
+  object_class->get_property = spawn_process_get_property;
+  object_class->set_property = spawn_process_set_property;
+
+  /**
+   * SpawnProcess:argv: (setter set_argv) (getter get_argv)
+   *
+   * The program and its arguments: spawn_process_set_argv().
+   */
+  props[PROP_ARGV] = g_param_spec_boxed ("argv", NULL, NULL, G_TYPE_STRV, rw);
+  /**
+   * SpawnProcess:working-directory: (setter set_working_directory) (getter get_working_directory)
+   *
+   * Where the program starts, %NULL for ours.
+   */
+  props[PROP_WORKING_DIRECTORY] = g_param_spec_string ("working-directory", NULL, NULL, NULL, rw);
+  /**
+   * SpawnProcess:flags: (setter set_flags) (getter get_flags)
+   *
+   * How the program is started: spawn_process_set_flags().
+   */
+  props[PROP_FLAGS] = g_param_spec_flags ("flags", NULL, NULL, SPAWN_TYPE_PROCESS_FLAGS,
+                                          SPAWN_PROCESS_FLAGS_NONE, rw);
+  /**
+   * SpawnProcess:kill-timeout: (setter set_kill_timeout) (getter get_kill_timeout)
+   *
+   * Milliseconds after its start before a still running process is killed;
+   * 0 for never.
+   */
+  props[PROP_KILL_TIMEOUT] = g_param_spec_int ("kill-timeout", NULL, NULL, 0, G_MAXINT, 0, rw);
+  /**
+   * SpawnProcess:dispose-policy: (setter set_dispose_policy) (getter get_dispose_policy)
+   *
+   * What the last reference does to a running process.
+   */
+  props[PROP_DISPOSE_POLICY] = g_param_spec_enum ("dispose-policy", NULL, NULL,
+                                                  SPAWN_TYPE_DISPOSE_POLICY,
+                                                  SPAWN_DISPOSE_KILL, rw);
+  /**
+   * SpawnProcess:state: (getter get_state)
+   *
+   * Where the process is in its life; notified before #SpawnProcess::state-changed.
+   */
+  props[PROP_STATE] = g_param_spec_enum ("state", NULL, NULL, SPAWN_TYPE_PROCESS_STATE,
+                                         SPAWN_PROCESS_NOT_RUNNING, ro);
+  /**
+   * SpawnProcess:pid: (getter get_pid)
+   *
+   * The PID while running, else 0.
+   */
+  props[PROP_PID] = g_param_spec_int ("pid", NULL, NULL, 0, G_MAXINT, 0, ro);
+  /**
+   * SpawnProcess:backend: (getter get_backend)
+   *
+   * The backend watching the running or last child.
+   */
+  props[PROP_BACKEND] = g_param_spec_enum ("backend", NULL, NULL, SPAWN_TYPE_BACKEND,
+                                           SPAWN_BACKEND_AUTO, ro);
+  /**
+   * SpawnProcess:exit-code: (getter get_exit_code)
+   *
+   * The exit status, or the signal number after a crash; -1 before the
+   * end or when the status was lost.  Notified before #SpawnProcess::finished.
+   */
+  props[PROP_EXIT_CODE] = g_param_spec_int ("exit-code", NULL, NULL, -1, G_MAXINT, -1, ro);
+  /**
+   * SpawnProcess:exit-status: (getter get_exit_status)
+   *
+   * Whether the last run exited or crashed.
+   */
+  props[PROP_EXIT_STATUS] = g_param_spec_enum ("exit-status", NULL, NULL,
+                                               SPAWN_TYPE_PROCESS_EXIT_STATUS,
+                                               SPAWN_PROCESS_EXIT_NORMAL, ro);
+  g_object_class_install_properties (object_class, N_PROPS, props);
 
   /**
    * SpawnProcess::started:
@@ -770,17 +959,17 @@ spawn_process_class_init (SpawnProcessClass *klass)
   /**
    * SpawnProcess::finished:
    * @exit_code: the exit status, or the signal number after a crash
-   * @exit_status: a #SpawnProcessExitStatus
-   * @info: (type gpointer) (nullable): the whole `const SpawnExitInfo *`,
-   *   with the CPU times, valid during the emission; %NULL when the status
-   *   was lost
+   * @exit_status: how it ended
+   * @info: (nullable): the whole #SpawnExitInfo, with the CPU times, valid
+   *   during the emission; %NULL when the status was lost
    *
    * The process has ended and its output is buffered.
    */
   signals[SIGNAL_FINISHED] =
     g_signal_new ("finished", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                  NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT,
-                  G_TYPE_POINTER);
+                  NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_INT,
+                  SPAWN_TYPE_PROCESS_EXIT_STATUS,
+                  SPAWN_TYPE_EXIT_INFO | G_SIGNAL_TYPE_STATIC_SCOPE);
   /**
    * SpawnProcess::error-occurred:
    * @error: a %SPAWN_PROCESS_ERROR
@@ -793,11 +982,11 @@ spawn_process_class_init (SpawnProcessClass *klass)
                   G_TYPE_ERROR | G_SIGNAL_TYPE_STATIC_SCOPE);
   /**
    * SpawnProcess::state-changed:
-   * @state: the new #SpawnProcessState
+   * @state: the new state
    */
   signals[SIGNAL_STATE_CHANGED] =
     g_signal_new ("state-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
-                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, SPAWN_TYPE_PROCESS_STATE);
   /**
    * SpawnProcess::ready-read-stdout:
    *

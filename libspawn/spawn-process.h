@@ -184,6 +184,7 @@ SPAWN_API gboolean spawn_process_start_detached (SpawnProcess *self, GPid *pid_o
 SPAWN_API SpawnProcessState spawn_process_get_state (SpawnProcess *self);
 SPAWN_API const GError *spawn_process_get_error (SpawnProcess *self);
 SPAWN_API GPid spawn_process_get_pid (SpawnProcess *self);
+SPAWN_API SpawnBackend spawn_process_get_backend (SpawnProcess *self);
 SPAWN_API SpawnChild *spawn_process_get_child (SpawnProcess *self);
 SPAWN_API gboolean spawn_process_terminate (SpawnProcess *self, GError **error);
 SPAWN_API gboolean spawn_process_kill (SpawnProcess *self, GError **error);

@@ -338,6 +338,31 @@ _spawn_exit_info_set_rusage (SpawnExitInfo *info, const struct rusage *ru)
   info->have_times = TRUE;
 }
 
+G_DEFINE_BOXED_TYPE (SpawnExitInfo, spawn_exit_info, spawn_exit_info_copy, spawn_exit_info_free)
+
+/**
+ * spawn_exit_info_copy:
+ * @info: how a child ended
+ *
+ * Returns: (transfer full): a copy of @info, for spawn_exit_info_free()
+ */
+SpawnExitInfo *
+spawn_exit_info_copy (const SpawnExitInfo *info)
+{
+  g_return_val_if_fail (info != NULL, NULL);
+  return g_memdup2 (info, sizeof *info);
+}
+
+/**
+ * spawn_exit_info_free:
+ * @info: (transfer full): a copy from spawn_exit_info_copy()
+ */
+void
+spawn_exit_info_free (SpawnExitInfo *info)
+{
+  g_free (info);
+}
+
 /**
  * spawn_exit_info_to_wait_status:
  * @info: how a child ended
@@ -738,6 +763,14 @@ out:
   errno = saved_errno;
   return child;
 }
+
+/**
+ * SpawnChild: (ref-func spawn_child_ref) (unref-func spawn_child_unref)
+ *
+ * A handle to a child started by spawn_async_fd(): its PID, its process
+ * fd, and its exit once it has ended.  Reference-counted and thread-safe.
+ */
+G_DEFINE_BOXED_TYPE (SpawnChild, spawn_child, spawn_child_ref, spawn_child_unref)
 
 /**
  * spawn_child_ref:

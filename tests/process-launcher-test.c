@@ -491,6 +491,84 @@ test_getters (gconstpointer data)
   g_object_unref (proc);
 }
 
+static int
+count_words (const char *s, const char *word)
+{
+  g_auto (GStrv) words = g_strsplit (s, " ", -1);
+  int n = 0;
+
+  for (int i = 0; words[i] != NULL; i++)
+    n += strcmp (words[i], word) == 0;
+  return n;
+}
+
+static void
+count_notify (GObject *object G_GNUC_UNUSED, GParamSpec *pspec, gpointer data)
+{
+  GString *log = data;
+
+  g_string_append_printf (log, " %s", pspec->name);
+}
+
+static void
+test_properties (gconstpointer data)
+{
+  const char *argv[] = { "sh", "-c", "exit 3", NULL };
+  g_auto (GStrv) got_argv = NULL;
+  g_autoptr (GString) log = g_string_new (NULL);
+  g_autofree char *wd = NULL;
+  g_autoptr (GEnumClass) modes = NULL;
+  SpawnProcessState state;
+  SpawnBackend backend;
+  int kill_timeout, exit_code;
+  GError *error = NULL;
+  SpawnProcess *proc;
+
+  g_test_summary ("GObject properties: construct with argv and kill-timeout, read "
+                  "every one back, notify:: for the setters (only on change) and "
+                  "for state, pid, backend and exit-code during a run; the enums "
+                  "have GTypes with nicks");
+  if (!testutil_use_backend (data))
+    return;
+  proc = g_object_new (SPAWN_TYPE_PROCESS, "argv", argv, "kill-timeout", 60000,
+                       "working-directory", "/", NULL);
+  g_object_get (proc, "argv", &got_argv, "kill-timeout", &kill_timeout,
+                "working-directory", &wd, "state", &state, "exit-code", &exit_code, NULL);
+  g_assert_cmpstrv (got_argv, argv);
+  g_assert_cmpint (kill_timeout, ==, 60000);
+  g_assert_cmpstr (wd, ==, "/");
+  g_assert_cmpint (state, ==, SPAWN_PROCESS_NOT_RUNNING);
+  g_assert_cmpint (exit_code, ==, -1);
+
+  g_signal_connect (proc, "notify", G_CALLBACK (count_notify), log);
+  spawn_process_set_kill_timeout (proc, 60000); /* unchanged: no notify */
+  spawn_process_set_flags (proc, SPAWN_PROCESS_FLAGS_INHERIT_FDS);
+  g_object_set (proc, "dispose-policy", SPAWN_DISPOSE_LEAVE_RUNNING, NULL);
+  g_assert_cmpstr (log->str, ==, " flags dispose-policy");
+  g_string_truncate (log, 0);
+  testutil_start_ok (proc);
+  g_assert_true (spawn_process_wait_for_finished (proc, 30000, NULL, &error));
+  g_assert_no_error (error);
+  g_object_get (proc, "exit-code", &exit_code, "backend", &backend, NULL);
+  g_assert_cmpint (exit_code, ==, 3);
+  g_assert_cmpint (backend, ==, spawn_process_get_backend (proc));
+  g_assert_cmpint (backend, !=, SPAWN_BACKEND_AUTO);
+  /* Starting, running, not running; the PID twice (set, cleared); the
+   * order inside a freeze is GLib's. */
+  g_assert_cmpint (count_words (log->str, "state"), ==, 3);
+  g_assert_cmpint (count_words (log->str, "pid"), ==, 2);
+  g_assert_cmpint (count_words (log->str, "backend"), ==, 1);
+  g_assert_cmpint (count_words (log->str, "exit-code"), ==, 1);
+  g_assert_cmpint (count_words (log->str, "exit-status"), ==, 1);
+  g_object_unref (proc);
+
+  modes = g_type_class_ref (SPAWN_TYPE_CHANNEL_MODE);
+  g_assert_cmpstr (g_enum_get_value (modes, SPAWN_CHANNEL_STREAM)->value_nick, ==, "stream");
+  g_assert_true (G_TYPE_IS_FLAGS (SPAWN_TYPE_PROCESS_FLAGS));
+  g_assert_true (G_TYPE_IS_BOXED (SPAWN_TYPE_CHILD));
+  g_assert_true (G_TYPE_IS_BOXED (SPAWN_TYPE_EXIT_INFO));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -505,6 +583,7 @@ main (int argc, char **argv)
     { "search-path-from-envp", test_search_path_from_envp },
     { "inherit-fds", test_inherit_fds },
     { "getters", test_getters },
+    { "properties", test_properties },
   };
 
   testutil_init (&argc, &argv);
