@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc-scan.h"
+
 #define NR_CLONE4 1000
 #define CLONE_AUTOREAP_ (1ULL << 61)
 #define CLONE_FD_ (1ULL << 62)
@@ -107,59 +109,6 @@ write_file (const char *path, const char *value)
   err = n < 0 ? -errno : 0;
   close (fd);
   return err;
-}
-
-static int
-count_fds (void)
-{
-  DIR *d = opendir ("/proc/self/fd");
-  struct dirent *e;
-  int n = 0;
-
-  if (!d)
-    return -1;
-  while ((e = readdir (d)))
-    if (e->d_name[0] != '.')
-      n++;
-  closedir (d);
-  return n - 1; /* the directory's own descriptor */
-}
-
-/* Processes whose parent is us, zombies included: waitpid() cannot see
- * autoreaped children, /proc can. */
-static int
-count_children (void)
-{
-  DIR *d = opendir ("/proc");
-  struct dirent *e;
-  pid_t self = getpid ();
-  int n = 0;
-
-  if (!d)
-    return -1;
-  while ((e = readdir (d))) {
-    char path[300], buf[512], *p;
-    int fd, ppid;
-    ssize_t len;
-
-    if (e->d_name[0] < '0' || e->d_name[0] > '9')
-      continue;
-    snprintf (path, sizeof path, "/proc/%s/stat", e->d_name);
-    fd = open (path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      continue; /* gone meanwhile */
-    len = read (fd, buf, sizeof buf - 1);
-    close (fd);
-    if (len <= 0)
-      continue;
-    buf[len] = '\0';
-    /* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
-    p = strrchr (buf, ')');
-    if (p && sscanf (p + 1, " %*c %d", &ppid) == 1 && ppid == self)
-      n++;
-  }
-  closedir (d);
-  return n;
 }
 
 /* Waits up to five seconds for an autoreaped child to disappear. */
@@ -242,7 +191,7 @@ static int
 run_combination (const struct combination *c, int nth_fd, int *passed, int *failed)
 {
   int enomem = 0, efault = 0, eagain = 0, tolerated = 0, points = 0;
-  int fds_before = count_fds (), children_before = count_children ();
+  int fds_before = proc_count_fds (), children_before = proc_count_children_of (getpid ());
 
   for (int n = 1; n <= MAX_POINTS; n++) {
     struct clone4_args args = { 0 };
@@ -298,10 +247,10 @@ run_combination (const struct combination *c, int nth_fd, int *passed, int *fail
       if (fcntl (lowest, F_GETFD) >= 0)
         fail ("point %d: failed call installed descriptor %d", n, lowest);
     }
-    if (count_fds () != fds_before)
-      fail ("point %d: %d descriptors, %d before", n, count_fds (), fds_before);
-    if (count_children () != children_before)
-      fail ("point %d: %d children or zombies, %d before", n, count_children (),
+    if (proc_count_fds () != fds_before)
+      fail ("point %d: %d descriptors, %d before", n, proc_count_fds (), fds_before);
+    if (proc_count_children_of (getpid ()) != children_before)
+      fail ("point %d: %d children or zombies, %d before", n, proc_count_children_of (getpid ()),
             children_before);
     if (failure[0])
       (*failed)++;

@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "../libspawn/clone4.h"
+#include "proc-scan.h"
 
 #define NR_CLONE4 SPAWN_NR_CLONE4
 #define CLONE_FD_ SPAWN_CLONE_FD
@@ -127,56 +128,6 @@ sleep_ms (long ms)
 
   while (nanosleep (&ts, &ts) < 0 && errno == EINTR)
     ;
-}
-
-static int
-count_fds (void)
-{
-  DIR *d = opendir ("/proc/self/fd");
-  struct dirent *e;
-  int n = 0;
-
-  if (!d)
-    return -1;
-  while ((e = readdir (d)))
-    if (e->d_name[0] != '.')
-      n++;
-  closedir (d);
-  return n - 1;
-}
-
-/* Processes whose parent is @parent, zombies included (autoreaped children
- * are invisible to waitpid(), not to /proc). */
-static int
-count_children_of (pid_t parent)
-{
-  DIR *d = opendir ("/proc");
-  struct dirent *e;
-  int n = 0;
-
-  if (!d)
-    return -1;
-  while ((e = readdir (d))) {
-    char path[300], buf[512], *p;
-    ssize_t len;
-    int fd, ppid;
-
-    if (e->d_name[0] < '0' || e->d_name[0] > '9')
-      continue;
-    snprintf (path, sizeof path, "/proc/%s/stat", e->d_name);
-    if ((fd = open (path, O_RDONLY | O_CLOEXEC)) < 0)
-      continue;
-    len = read (fd, buf, sizeof buf - 1);
-    close (fd);
-    if (len <= 0)
-      continue;
-    buf[len] = '\0';
-    p = strrchr (buf, ')');
-    if (p && sscanf (p + 1, " %*c %d", &ppid) == 1 && ppid == parent)
-      n++;
-  }
-  closedir (d);
-  return n;
 }
 
 /* ---- the worker's shared state ---- */
@@ -947,7 +898,7 @@ worker_main (struct worker *w)
     return printf ("not ok %d worker %d: socketpair/epoll: %s\n", w->index + 1, w->index,
                    strerror (errno)), 1;
   pthread_mutex_init (&w->lock, NULL);
-  fds_before = count_fds ();
+  fds_before = proc_count_fds ();
 
   for (int i = 0; i < 2; i++) {
     ca[i] = (struct chaos_arg){ w, w->seed ^ (0x9E3779B97F4A7C15ULL * (i + 1)) };
@@ -972,11 +923,11 @@ worker_main (struct worker *w)
   close (w->sock[0]);
   close (w->sock[1]);
   close (w->epfd);
-  if (!w->failure[0] && count_fds () != fds_before - 3)
-    worker_fail (w, "%d descriptors left, %d expected: a clone fd leaked", count_fds (),
+  if (!w->failure[0] && proc_count_fds () != fds_before - 3)
+    worker_fail (w, "%d descriptors left, %d expected: a clone fd leaked", proc_count_fds (),
                  fds_before - 3);
   /* Autoreaped children go by themselves; give the slow guest time. */
-  for (int i = 0; i < 1000 && (left = count_children_of (getpid ())) > 0; i++)
+  for (int i = 0; i < 1000 && (left = proc_count_children_of (getpid ())) > 0; i++)
     sleep_ms (10);
   if (!w->failure[0] && left != 0)
     worker_fail (w, "%d children or zombies left 10 s after the last call", left);
@@ -1171,7 +1122,7 @@ main (int argc, char **argv)
   for (int i = 0; i < 1000; i++) {
     while (waitpid (-1, NULL, __WALL | WNOHANG) > 0)
       ;
-    if ((left = count_children_of (getpid ())) == 0)
+    if ((left = proc_count_children_of (getpid ())) == 0)
       break;
     sleep_ms (10);
   }
