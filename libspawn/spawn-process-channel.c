@@ -406,7 +406,7 @@ spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
 /**
  * spawn_process_write:
  * @self: a running process
- * @data: (array length=len): bytes for its stdin
+ * @data: (array length=len) (element-type guint8): bytes for its stdin
  * @len: how many
  * @error: return location for a #GError
  *

@@ -234,7 +234,7 @@ spawn_process_set_channel_file (SpawnProcess *self, SpawnProcessChannel channel,
  * spawn_process_set_channel_fd:
  * @self: a process
  * @channel: which one
- * @fd: (transfer full): a descriptor of ours; the process takes it
+ * @fd: a descriptor of ours; the process takes it
  *
  * The program gets (a copy of) @fd as @channel, at every start (mode
  * %SPAWN_CHANNEL_FD), like g_subprocess_launcher_take_stdout_fd() and its
@@ -259,7 +259,7 @@ spawn_process_set_channel_fd (SpawnProcess *self, SpawnProcessChannel channel, i
 /**
  * spawn_process_take_fd:
  * @self: a process
- * @source_fd: (transfer full): a descriptor of ours; the process takes it
+ * @source_fd: a descriptor of ours; the process takes it
  * @target_fd: the number the program gets it as
  *
  * Passes @source_fd to the program as @target_fd at every start, like

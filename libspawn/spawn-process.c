@@ -958,6 +958,7 @@ spawn_process_class_init (SpawnProcessClass *klass)
                   NULL, NULL, NULL, G_TYPE_NONE, 0);
   /**
    * SpawnProcess::finished:
+   * @self: the process
    * @exit_code: the exit status, or the signal number after a crash
    * @exit_status: how it ended
    * @info: (nullable): the whole #SpawnExitInfo, with the CPU times, valid
@@ -972,6 +973,7 @@ spawn_process_class_init (SpawnProcessClass *klass)
                   SPAWN_TYPE_EXIT_INFO | G_SIGNAL_TYPE_STATIC_SCOPE);
   /**
    * SpawnProcess::error-occurred:
+   * @self: the process
    * @error: a %SPAWN_PROCESS_ERROR
    *
    * Something went wrong: see #SpawnProcessError.
@@ -982,6 +984,7 @@ spawn_process_class_init (SpawnProcessClass *klass)
                   G_TYPE_ERROR | G_SIGNAL_TYPE_STATIC_SCOPE);
   /**
    * SpawnProcess::state-changed:
+   * @self: the process
    * @state: the new state
    */
   signals[SIGNAL_STATE_CHANGED] =
@@ -1005,6 +1008,7 @@ spawn_process_class_init (SpawnProcessClass *klass)
                   NULL, NULL, NULL, G_TYPE_NONE, 0);
   /**
    * SpawnProcess::bytes-written:
+   * @self: the process
    * @count: how many bytes of the buffered input went to the process
    */
   signals[SIGNAL_BYTES_WRITTEN] =

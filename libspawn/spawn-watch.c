@@ -143,7 +143,7 @@ spawn_child_watch_add_full (int priority, SpawnChild *child,
 /**
  * spawn_child_watch_add:
  * @child: a child
- * @function: called once when @child has ended
+ * @function: (scope async): called once when @child has ended
  * @data: data for @function
  *
  * spawn_child_watch_add_full() at %G_PRIORITY_DEFAULT.

@@ -837,8 +837,8 @@ spawn_child_get_pid (SpawnChild *child)
  * @child: a child
  *
  * The descriptor that turns readable when the child has ended (a clone fd,
- * a pidfd, or an eventfd woken by the SIGCHLD handler).  It belongs to
- * @child: poll it, don't read or close it.
+ * a pidfd, or an eventfd woken by the SIGCHLD handler).  It belongs to the
+ * child: poll it, don't read or close it.
  *
  * Returns: the descriptor
  */
