@@ -627,6 +627,25 @@ spawn_process_kill (SpawnProcess *self, GError **error)
 }
 
 /**
+ * spawn_process_send_signal:
+ * @self: a running process
+ * @signum: the signal to send, such as `SIGINT` or `SIGSTOP`
+ * @error: return location for a #GError
+ *
+ * Sends @signum as spawn_process_terminate() sends SIGTERM, like
+ * g_subprocess_send_signal() (which does not fail: it ignores a process
+ * that is not running; we report %SPAWN_PROCESS_ERROR_NOT_RUNNING).
+ *
+ * Returns: %TRUE if sent (or if the process had already ended and its end
+ *   is on its way)
+ */
+gboolean
+spawn_process_send_signal (SpawnProcess *self, int signum, GError **error)
+{
+  return send_signal (self, signum, error);
+}
+
+/**
  * spawn_process_get_state:
  * @self: a process
  *

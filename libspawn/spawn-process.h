@@ -197,6 +197,13 @@ SPAWN_API gboolean spawn_process_kill (SpawnProcess *self, GError **error);
 SPAWN_API int spawn_process_get_exit_code (SpawnProcess *self);
 SPAWN_API SpawnProcessExitStatus spawn_process_get_exit_status (SpawnProcess *self);
 SPAWN_API gboolean spawn_process_get_exit_info (SpawnProcess *self, SpawnExitInfo *info);
+/* After "finished", GSubprocess-style (spawn-process-status.c) */
+SPAWN_API gboolean spawn_process_get_if_exited (SpawnProcess *self);
+SPAWN_API gboolean spawn_process_get_if_signaled (SpawnProcess *self);
+SPAWN_API int spawn_process_get_term_sig (SpawnProcess *self);
+SPAWN_API gboolean spawn_process_get_successful (SpawnProcess *self);
+SPAWN_API int spawn_process_get_status (SpawnProcess *self);
+SPAWN_API gboolean spawn_process_send_signal (SpawnProcess *self, int signum, GError **error);
 
 /* Output */
 SPAWN_API gsize spawn_process_get_bytes_available (SpawnProcess *self,
