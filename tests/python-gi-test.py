@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+"""libspawn from Python through PyGObject: the typelib loads, a
+SpawnProcess runs communicate_utf8_async() under a GLib.MainLoop, a
+spawn_async_fd() child is watched, properties notify, the enums and the
+finished signal's boxed SpawnExitInfo come through.
+
+    python-gi-test.py LIBDIR    (LIBDIR holds libspawn-1.so and Spawn-1.typelib)
+
+TAP on stdout. Run by tests/python-gi-test, which skips without Python's gi.
+"""
+import os
+import sys
+
+import gi
+
+gi.require_version("GIRepository", "2.0")
+from gi.repository import GIRepository  # noqa: E402
+
+repo = GIRepository.Repository.get_default()
+repo.prepend_search_path(sys.argv[1])
+repo.prepend_library_path(sys.argv[1])
+gi.require_version("Spawn", "1")
+from gi.repository import GLib, Spawn  # noqa: E402
+
+results = []
+
+
+def case(name):
+    def wrap(fn):
+        try:
+            fn()
+            results.append((True, name, ""))
+        except Exception as e:  # a failed check or an error from the library
+            results.append((False, name, "%s: %s" % (type(e).__name__, e)))
+        return fn
+    return wrap
+
+
+def run_loop(loop, seconds=60):
+    """Runs loop until something quits it; fails if that takes @seconds."""
+    timed_out = []
+
+    def timeout():
+        timed_out.append(True)
+        loop.quit()
+        return GLib.SOURCE_REMOVE
+    tid = GLib.timeout_add_seconds(seconds, timeout)
+    loop.run()
+    if timed_out:
+        raise AssertionError("main loop still waiting after %d s" % seconds)
+    GLib.source_remove(tid)
+
+
+# In a guest whose kernel has CLONE_FD (tests/run-guest sets
+# CLONEFD_EXPECT=on), the point is the clonefd path from Python: insist on it.
+want_clonefd = os.environ.get("CLONEFD_EXPECT") == "on"
+
+
+def check_backend(backend):
+    assert backend != Spawn.Backend.AUTO, backend
+    if want_clonefd:
+        assert backend == Spawn.Backend.CLONEFD, \
+            "backend %s, but this kernel has CLONE_FD" % Spawn.backend_to_string(backend)
+
+
+@case("SpawnProcess communicate_utf8_async under GLib.MainLoop, with finished and notify::state")
+def _():
+    proc = Spawn.Process.new(["sh", "-c", "read x; echo got $x; echo err >&2; exit 3"])
+    states, finished = [], []
+    proc.connect("notify::state", lambda p, _pspec: states.append(p.props.state))
+    proc.connect("finished", lambda p, code, status, info: finished.append((code, status, info.kind, info.status)))
+    loop = GLib.MainLoop()
+    got = {}
+
+    def done(p, res):
+        got["result"] = p.communicate_utf8_finish(res)
+        loop.quit()
+
+    assert proc.start()
+    assert proc.props.backend == proc.get_backend()
+    check_backend(proc.get_backend())
+    proc.communicate_utf8_async("hello\n", None, done)
+    run_loop(loop)
+    ok, out, err = got["result"]
+    assert ok and out == "got hello\n" and err == "err\n", got
+    assert proc.props.exit_code == 3 and proc.get_exit_code() == 3
+    assert proc.props.exit_status == Spawn.ProcessExitStatus.NORMAL
+    assert finished == [(3, Spawn.ProcessExitStatus.NORMAL, Spawn.ExitKind.EXITED, 3)], finished
+    assert proc.get_if_exited() and not proc.get_if_signaled() and not proc.get_successful()
+    assert proc.get_status() == 3 << 8 and proc.get_term_sig() == 0
+    assert states == [Spawn.ProcessState.STARTING, Spawn.ProcessState.RUNNING,
+                      Spawn.ProcessState.NOT_RUNNING], states
+
+
+@case("spawn_async_fd() and a child watch: the exit status reaches the callback")
+def _():
+    child, _in, _out, _err = Spawn.async_fd(None, ["sh", "-c", "exit 5"], None,
+                                            GLib.SpawnFlags.SEARCH_PATH, None, None,
+                                            -1, -1, -1, None, None)
+    assert child.get_pid() > 0
+    check_backend(child.get_backend())
+    loop = GLib.MainLoop()
+    seen = []
+
+    def watch(c, info, error):
+        seen.append((c.get_pid(), info.kind, info.status, error))
+        loop.quit()
+
+    child.watch_add(watch)
+    run_loop(loop)
+    assert seen == [(child.get_pid(), Spawn.ExitKind.EXITED, 5, None)], seen
+
+
+@case("a failed start raises GLib.Error in the SPAWN_ERROR domain (NOENT)")
+def _():
+    proc = Spawn.Process.new(["/nonexistent/program"])
+    try:
+        proc.start()
+    except GLib.Error as e:
+        assert e.matches(Spawn.error_quark(), Spawn.Error.NOENT), e
+        assert proc.get_error() is not None
+    else:
+        raise AssertionError("start() of a missing program succeeded")
+
+
+@case("send_signal(SIGTERM) from Python: get_if_signaled, get_term_sig, wait_check_async's error")
+def _():
+    proc = Spawn.Process.new(["sh", "-c", "read x"])
+    assert proc.start()
+    loop = GLib.MainLoop()
+    got = {}
+
+    def done(p, res):
+        try:
+            p.wait_check_finish(res)
+            got["error"] = None
+        except GLib.Error as e:
+            got["error"] = e
+        loop.quit()
+
+    proc.wait_check_async(None, done)
+    assert proc.send_signal(15)
+    run_loop(loop)
+    assert got["error"] is not None and got["error"].matches(GLib.spawn_error_quark(), GLib.SpawnError.FAILED), got
+    assert proc.get_if_signaled() and proc.get_term_sig() == 15 and not proc.get_if_exited()
+
+
+@case("properties: argv, kill-timeout and flags set from Python, read back")
+def _():
+    proc = Spawn.Process(argv=["true"], kill_timeout=1500,
+                         flags=Spawn.ProcessFlags.SEARCH_PATH_FROM_ENVP)
+    assert list(proc.props.argv) == ["true"]
+    assert proc.props.kill_timeout == 1500
+    assert proc.props.flags == Spawn.ProcessFlags.SEARCH_PATH_FROM_ENVP
+    assert Spawn.ChannelMode.STREAM != Spawn.ChannelMode.PIPE
+
+
+for i, (ok, name, why) in enumerate(results, 1):
+    print("%s %d %s%s" % ("ok" if ok else "not ok", i, name, "" if ok else ": " + why))
+print("# backend %s" % Spawn.backend_to_string(Spawn.get_backend()))
+print("1..%d" % len(results))
+sys.exit(0 if all(ok for ok, _, _ in results) else 1)
