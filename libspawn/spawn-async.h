@@ -99,6 +99,8 @@ SPAWN_API gboolean     spawn_backend_is_available (SpawnBackend backend);
  * @SPAWN_EXIT_EXITED: the process called exit(); status is its exit status
  * @SPAWN_EXIT_KILLED: a signal ended it; status is the signal number
  * @SPAWN_EXIT_DUMPED: a signal ended it and it dumped core
+ *
+ * How a child ended: the kind of #SpawnExitInfo.
  */
 typedef enum {
   SPAWN_EXIT_EXITED,

@@ -267,6 +267,8 @@ spawn_process_wait_async (SpawnProcess *self, GCancellable *cancellable,
  * @result: the #GAsyncResult the callback got
  * @error: return location for a #GError
  *
+ * Finishes spawn_process_wait_async().
+ *
  * Returns: %TRUE once the process has ended, whatever its status (see
  *   spawn_process_get_exit_info()); %FALSE with %G_IO_ERROR_CANCELLED, or
  *   %SPAWN_PROCESS_ERROR_NOT_RUNNING if it had not been started (or failed
@@ -306,6 +308,8 @@ spawn_process_wait_check_async (SpawnProcess *self, GCancellable *cancellable,
  * @self: a process
  * @result: the #GAsyncResult the callback got
  * @error: return location for a #GError
+ *
+ * Finishes spawn_process_wait_check_async().
  *
  * Returns: %TRUE if the process exited with status 0; %FALSE with a
  *   %G_SPAWN_EXIT_ERROR (the exit status is the code) or
@@ -571,6 +575,8 @@ spawn_process_communicate_async (SpawnProcess *self, GBytes *stdin_buf,
  *   stderr
  * @error: return location for a #GError
  *
+ * Finishes spawn_process_communicate_async().
+ *
  * Returns: as spawn_process_communicate(); on %FALSE both buffers are %NULL
  */
 gboolean
@@ -721,6 +727,8 @@ spawn_process_communicate_utf8_async (SpawnProcess *self, const char *stdin_buf,
  * @stdout_buf: (out) (optional) (nullable) (transfer full): its stdout
  * @stderr_buf: (out) (optional) (nullable) (transfer full): its stderr
  * @error: return location for a #GError
+ *
+ * Finishes spawn_process_communicate_utf8_async().
  *
  * Returns: as spawn_process_communicate_utf8()
  */

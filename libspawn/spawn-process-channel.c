@@ -308,6 +308,9 @@ output_channel (SpawnProcess *self, SpawnProcessChannel channel)
  * @self: a process
  * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
  *
+ * How much output of @channel is buffered, to be read with
+ * spawn_process_read_all() or spawn_process_read_line().
+ *
  * Returns: how many bytes of @channel are buffered
  */
 gsize
@@ -351,6 +354,9 @@ find_newline (Channel *c)
  * spawn_process_can_read_line:
  * @self: a process
  * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
+ *
+ * Whether a whole line (or, once @channel is closed, a last unterminated
+ * one) is buffered on @channel, as QProcess::canReadLine().
  *
  * Returns: %TRUE if spawn_process_read_line() would return a line
  */
@@ -452,6 +458,9 @@ spawn_process_write (SpawnProcess *self, const void *data, gsize len, GError **e
 /**
  * spawn_process_get_bytes_to_write:
  * @self: a process
+ *
+ * How much of the input given to spawn_process_write() has not reached the
+ * process yet.
  *
  * Returns: how many bytes written with spawn_process_write() still wait
  *   for the pipe

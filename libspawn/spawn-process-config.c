@@ -48,6 +48,9 @@ spawn_process_set_argv (SpawnProcess *self, const char * const *argv)
  * spawn_process_get_argv:
  * @self: a process
  *
+ * The program and its arguments, as spawn_process_new() or
+ * spawn_process_set_argv() set them.
+ *
  * Returns: (transfer none) (array zero-terminated=1) (nullable): the argv
  */
 const char * const *
@@ -61,6 +64,8 @@ spawn_process_get_argv (SpawnProcess *self)
  * spawn_process_set_working_directory:
  * @self: a process
  * @path: (nullable): where the program starts, or %NULL for ours
+ *
+ * Sets the directory the program starts in, for the following starts.
  */
 void
 spawn_process_set_working_directory (SpawnProcess *self, const char *path)
@@ -176,6 +181,9 @@ spawn_process_unsetenv (SpawnProcess *self, const char *name)
  *   %SPAWN_CHANNEL_FD through spawn_process_set_channel_fd() (choosing
  *   another mode closes the fd given there); %SPAWN_CHANNEL_STREAM hands
  *   the pipe out as a stream at each start (spawn_process_get_stdout_pipe())
+ *
+ * Chooses where one of the standard channels of the program goes, for the
+ * following starts.
  */
 void
 spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
@@ -195,6 +203,9 @@ spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
  * spawn_process_get_channel_mode:
  * @self: a process
  * @channel: which one
+ *
+ * Where @channel goes, as spawn_process_set_channel_mode() (or the file and
+ * fd setters) set it.
  *
  * Returns: where @channel goes
  */
@@ -349,6 +360,8 @@ spawn_process_set_flags (SpawnProcess *self, SpawnProcessFlags flags)
  * spawn_process_get_flags:
  * @self: a process
  *
+ * The flags that apply at every start.
+ *
  * Returns: what spawn_process_set_flags() set
  */
 SpawnProcessFlags
@@ -382,6 +395,9 @@ spawn_process_set_kill_timeout (SpawnProcess *self, int timeout_ms)
  * spawn_process_set_dispose_policy:
  * @self: a process
  * @policy: what the last reference does to a running process
+ *
+ * Chooses what happens to a running process when the last reference to
+ * @self goes: killed (the default) or left running.
  */
 void
 spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy)
@@ -397,6 +413,8 @@ spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy)
  * spawn_process_get_kill_timeout:
  * @self: a process
  *
+ * The kill timeout that spawn_process_set_kill_timeout() set.
+ *
  * Returns: what spawn_process_set_kill_timeout() set, in ms (0: none)
  */
 int
@@ -409,6 +427,8 @@ spawn_process_get_kill_timeout (SpawnProcess *self)
 /**
  * spawn_process_get_dispose_policy:
  * @self: a process
+ *
+ * What happens to a running process when the last reference to @self goes.
  *
  * Returns: what spawn_process_set_dispose_policy() set
  */
@@ -481,6 +501,8 @@ spawn_process_getenv (SpawnProcess *self, const char *name)
 /**
  * spawn_process_get_working_directory:
  * @self: a process
+ *
+ * The directory the program starts in.
  *
  * Returns: (nullable): what spawn_process_set_working_directory() set;
  *   %NULL means ours

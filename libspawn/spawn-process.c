@@ -23,6 +23,13 @@
 #include <string.h>
 
 G_DEFINE_FINAL_TYPE (SpawnProcess, spawn_process, G_TYPE_OBJECT)
+/**
+ * spawn_process_error_quark:
+ *
+ * The error domain of #SpawnProcessError, %SPAWN_PROCESS_ERROR.
+ *
+ * Returns: the #GQuark of the domain
+ */
 G_DEFINE_QUARK (spawn-process-error-quark, spawn_process_error)
 
 enum {
@@ -649,6 +656,8 @@ spawn_process_send_signal (SpawnProcess *self, int signum, GError **error)
  * spawn_process_get_state:
  * @self: a process
  *
+ * Where the process is in its life (also the #SpawnProcess:state property).
+ *
  * Returns: where @self is in its life
  */
 SpawnProcessState
@@ -661,6 +670,8 @@ spawn_process_get_state (SpawnProcess *self)
 /**
  * spawn_process_get_backend:
  * @self: a process
+ *
+ * Which backend (clonefd, pidfd or sigchld) watches the process.
  *
  * Returns: the backend watching the running or last run's child;
  *   %SPAWN_BACKEND_AUTO before the first start
@@ -676,6 +687,9 @@ spawn_process_get_backend (SpawnProcess *self)
  * spawn_process_get_pid:
  * @self: a process
  *
+ * The process ID of the running process, for display and logs: act on the
+ * process through @self, never through its PID.
+ *
  * Returns: the PID while running, else 0
  */
 GPid
@@ -688,6 +702,9 @@ spawn_process_get_pid (SpawnProcess *self)
 /**
  * spawn_process_get_child:
  * @self: a process
+ *
+ * The #SpawnChild of the running process, for the lower-level calls
+ * (spawn_child_get_fd(), spawn_child_send_signal()).
  *
  * Returns: (transfer none) (nullable): the running child, else %NULL
  */
@@ -702,6 +719,9 @@ spawn_process_get_child (SpawnProcess *self)
  * spawn_process_get_exit_info:
  * @self: a process
  * @info: (out caller-allocates): how it ended, with its CPU times
+ *
+ * How the last run ended, with its CPU times, as #SpawnProcess::finished
+ * reported it.
  *
  * Returns: %TRUE after #SpawnProcess::finished with a known status
  */
@@ -721,6 +741,9 @@ spawn_process_get_exit_info (SpawnProcess *self, SpawnExitInfo *info)
  * spawn_process_get_exit_code:
  * @self: a process
  *
+ * The exit status of the last run, or the signal number that ended it, as
+ * QProcess::exitCode().
+ *
  * Returns: the exit status, or the signal number after a crash; -1 before
  *   the process has finished or when its status was lost
  */
@@ -734,6 +757,8 @@ spawn_process_get_exit_code (SpawnProcess *self)
 /**
  * spawn_process_get_exit_status:
  * @self: a process
+ *
+ * Whether the last run exited or crashed, as QProcess::exitStatus().
  *
  * Returns: %SPAWN_PROCESS_EXIT_CRASH if a signal ended the process (or its
  *   status was lost), else %SPAWN_PROCESS_EXIT_NORMAL (also before the
@@ -753,6 +778,9 @@ spawn_process_get_exit_status (SpawnProcess *self)
  * spawn_process_new:
  * @argv: (array zero-terminated=1) (nullable): the program (searched in
  *   PATH) and its arguments, or %NULL to set them later
+ *
+ * Creates a process object for @argv. Nothing runs until
+ * spawn_process_start().
  *
  * Returns: (transfer full): a new process object, not running
  */
@@ -1005,6 +1033,9 @@ spawn_process_class_init (SpawnProcessClass *klass)
    * SpawnProcess::state-changed:
    * @self: the process
    * @state: the new state
+   *
+   * Emitted when the process moves to another #SpawnProcessState, after
+   * #GObject::notify for #SpawnProcess:state.
    */
   signals[SIGNAL_STATE_CHANGED] =
     g_signal_new ("state-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -1029,6 +1060,9 @@ spawn_process_class_init (SpawnProcessClass *klass)
    * SpawnProcess::bytes-written:
    * @self: the process
    * @count: how many bytes of the buffered input went to the process
+   *
+   * Emitted when some of the input queued by spawn_process_write() has gone
+   * to the process, as QProcess::bytesWritten.
    */
   signals[SIGNAL_BYTES_WRITTEN] =
     g_signal_new ("bytes-written", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,

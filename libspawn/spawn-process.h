@@ -56,6 +56,8 @@ typedef enum {
  * @SPAWN_PROCESS_NOT_RUNNING: not started yet, failed to start, or ended
  * @SPAWN_PROCESS_STARTING: inside spawn_process_start()
  * @SPAWN_PROCESS_RUNNING: started and not yet reported finished
+ *
+ * Where a #SpawnProcess is in its life, as QProcess::ProcessState.
  */
 typedef enum {
   SPAWN_PROCESS_NOT_RUNNING,
@@ -67,6 +69,8 @@ typedef enum {
  * SpawnProcessExitStatus:
  * @SPAWN_PROCESS_EXIT_NORMAL: the process exited; the exit code is its status
  * @SPAWN_PROCESS_EXIT_CRASH: a signal ended it; the exit code is the signal
+ *
+ * How a run of a #SpawnProcess ended, as QProcess::ExitStatus.
  */
 typedef enum {
   SPAWN_PROCESS_EXIT_NORMAL,
@@ -78,6 +82,8 @@ typedef enum {
  * @SPAWN_PROCESS_STDIN: the process's standard input
  * @SPAWN_PROCESS_STDOUT: the process's standard output
  * @SPAWN_PROCESS_STDERR: the process's standard error
+ *
+ * One of the three standard channels of a process.
  */
 typedef enum {
   SPAWN_PROCESS_STDIN,
@@ -142,6 +148,16 @@ typedef enum {
   SPAWN_DISPOSE_LEAVE_RUNNING,
 } SpawnDisposePolicy;
 
+/**
+ * SpawnProcess:
+ *
+ * One program, started and watched from the thread-default main context
+ * of the thread that called spawn_process_start(), in the manner of
+ * QProcess and GSubprocess: it feeds the program's stdin, buffers its
+ * stdout and stderr (or hands them out as GIO streams), reports its end
+ * with #SpawnProcess::finished and offers blocking, GIO-style async and
+ * cancellable waits. docs/process.md maps QProcess and GSubprocess onto it.
+ */
 #define SPAWN_TYPE_PROCESS (spawn_process_get_type ())
 /* Exported: G_DECLARE_FINAL_TYPE's own prototype has no SPAWN_API (the
  * scanner takes the two for a conflict, so it sees only the macro's). */

@@ -339,6 +339,8 @@ spawn_child_wait_async (SpawnChild *child, GCancellable *cancellable,
  * @info: (out caller-allocates) (optional): how it ended
  * @error: return location for a #GError
  *
+ * Finishes spawn_child_wait_async().
+ *
  * Returns: %TRUE with @info filled, or %FALSE with %G_IO_ERROR_CANCELLED
  *   or %SPAWN_ERROR_STATUS_LOST
  */

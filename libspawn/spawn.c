@@ -30,6 +30,13 @@
 #define SPAWN_ASAN_UNPOISON(p, n) ((void) 0)
 #endif
 
+/**
+ * spawn_error_quark:
+ *
+ * The error domain of #SpawnError, %SPAWN_ERROR.
+ *
+ * Returns: the #GQuark of the domain
+ */
 G_DEFINE_QUARK (spawn-error-quark, spawn_error)
 
 /* Room for the child between clone and exec, child_setup included.  Only
@@ -100,6 +107,16 @@ _spawn_error_new (int errnum, const char *format, ...)
   return error;
 }
 
+/**
+ * spawn_backend_to_string:
+ * @backend: a backend
+ *
+ * The backend's name, as the `LIBSPAWN_BACKEND` environment variable takes
+ * it, for messages and logs.
+ *
+ * Returns: (nullable): "clonefd", "pidfd", "sigchld" or "auto"; %NULL for a
+ *   value that is no backend
+ */
 const char *
 spawn_backend_to_string (SpawnBackend backend)
 {
@@ -344,6 +361,9 @@ G_DEFINE_BOXED_TYPE (SpawnExitInfo, spawn_exit_info, spawn_exit_info_copy, spawn
  * spawn_exit_info_copy:
  * @info: how a child ended
  *
+ * Copies @info, for a binding or a closure that keeps it beyond the
+ * callback.
+ *
  * Returns: (transfer full): a copy of @info, for spawn_exit_info_free()
  */
 SpawnExitInfo *
@@ -356,6 +376,8 @@ spawn_exit_info_copy (const SpawnExitInfo *info)
 /**
  * spawn_exit_info_free:
  * @info: (transfer full): a copy from spawn_exit_info_copy()
+ *
+ * Frees a copy made by spawn_exit_info_copy().
  */
 void
 spawn_exit_info_free (SpawnExitInfo *info)
@@ -776,6 +798,8 @@ G_DEFINE_BOXED_TYPE (SpawnChild, spawn_child, spawn_child_ref, spawn_child_unref
  * spawn_child_ref:
  * @child: a child
  *
+ * Takes a reference to @child.
+ *
  * Returns: (transfer full): @child
  */
 SpawnChild *
@@ -852,6 +876,8 @@ spawn_child_get_fd (SpawnChild *child)
 /**
  * spawn_child_get_backend:
  * @child: a child
+ *
+ * Which backend started @child and watches it.
  *
  * Returns: the backend that started @child
  */
