@@ -4,7 +4,8 @@ SpawnProcess runs communicate_utf8_async() under a GLib.MainLoop, a
 spawn_async_fd() child is watched, properties notify, the enums and the
 finished signal's boxed SpawnExitInfo come through.
 
-    python-gi-test.py LIBDIR    (LIBDIR holds libspawn-1.so and Spawn-1.typelib)
+    python-gi-test.py LIBDIR [TYPELIBDIR]
+        (LIBDIR holds libspawn-1.so.0, TYPELIBDIR Spawn-1.typelib; by default LIBDIR)
 
 TAP on stdout. Run by tests/python-gi-test, which skips without Python's gi.
 """
@@ -16,8 +17,10 @@ import gi
 gi.require_version("GIRepository", "2.0")
 from gi.repository import GIRepository  # noqa: E402
 
+# LIBDIR [TYPELIBDIR]: the build tree has both in one directory, an
+# installed copy (tests/install-test) has the typelib in its own.
 repo = GIRepository.Repository.get_default()
-repo.prepend_search_path(sys.argv[1])
+repo.prepend_search_path(sys.argv[2] if len(sys.argv) > 2 else sys.argv[1])
 repo.prepend_library_path(sys.argv[1])
 gi.require_version("Spawn", "1")
 from gi.repository import GLib, Spawn  # noqa: E402
@@ -155,6 +158,7 @@ def _():
     assert Spawn.ChannelMode.STREAM != Spawn.ChannelMode.PIPE
 
 
+print("# typelib %s" % repo.get_typelib_path("Spawn"))
 for i, (ok, name, why) in enumerate(results, 1):
     print("%s %d %s%s" % ("ok" if ok else "not ok", i, name, "" if ok else ": " + why))
 print("# backend %s" % Spawn.backend_to_string(Spawn.get_backend()))
