@@ -64,6 +64,28 @@ launcher_thread (void *data G_GNUC_UNUSED)
   return NULL;
 }
 
+/* A fork() of the application must not find @lock held by a thread it
+ * does not have; its launcher thread is started anew (thread_pid). */
+static void
+before_fork (void)
+{
+  g_mutex_lock (&lock);
+}
+
+static void
+after_fork_parent (void)
+{
+  g_mutex_unlock (&lock);
+}
+
+/* A job posted in the parent belongs to a thread the child lacks. */
+static void
+after_fork_child (void)
+{
+  pending = NULL;
+  g_mutex_unlock (&lock);
+}
+
 /* With @lock held.  0, or -errno (EAGAIN: the thread limit). */
 static int
 ensure_thread (void)
@@ -73,8 +95,15 @@ ensure_thread (void)
   sigset_t all, saved;
   int err;
 
+  static gboolean atfork_done;
+
   if (thread_pid == getpid ())
     return 0;
+  if (!atfork_done)
+    {
+      pthread_atfork (before_fork, after_fork_parent, after_fork_child);
+      atfork_done = TRUE;
+    }
   sigfillset (&all);
   pthread_sigmask (SIG_SETMASK, &all, &saved);
   pthread_attr_init (&attr);
