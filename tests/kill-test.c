@@ -477,9 +477,19 @@ failure_case (gconstpointer data, gboolean force_pdeathsig)
     return;
   if (force_pdeathsig)
     g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
-  /* Once, so that the probes and the launcher thread are in place. */
-  child = start_sleeper (SPAWN_CHILD_KILL_ON_CLOSE);
-  g_clear_pointer (&child, spawn_child_unref);
+  /* Once, so that the probes and the launcher thread are in place; waited
+   * for, not dropped running: the reaper would close its fd later, while
+   * we count. */
+  {
+    const char *ok_argv[] = { testutil_helper, "exit", "0", NULL };
+    child = spawn_async_fd_full (NULL, ok_argv, NULL, 0, NULL, NULL, -1, -1,
+                                 -1, NULL, NULL, 0, NULL, NULL, NULL,
+                                 SPAWN_CHILD_KILL_ON_CLOSE, &error);
+    g_assert_no_error (error);
+    g_assert_true (spawn_child_wait (child, NULL, NULL, &error));
+    g_assert_no_error (error);
+    g_clear_pointer (&child, spawn_child_unref);
+  }
   testutil_assert_no_children ();
 
   fds = testutil_count_fds ();
