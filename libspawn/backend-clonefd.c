@@ -4,6 +4,11 @@
  * back reports a struct clonefd_info once the whole process has ended
  * (ioctl CLONEFD_GET_INFO, or read() on an older series).
  * Nothing process-wide is touched: no handler, no waitpid, no zombie.
+ *
+ * Kill-on-close is CLONE_FD_AUTOKILL: the kernel kills the child when the
+ * last reference to the fd's open file description goes, whoever holds it
+ * and however the holder dies.  A series without the flag answers EINVAL,
+ * and spawn.c falls back on PR_SET_PDEATHSIG (spawn-launcher.c).
  */
 #include "spawn-private.h"
 #include "clone4.h"
@@ -23,6 +28,13 @@ clonefd_probe (void)
   return _spawn_clone4_check ();
 }
 
+/* -EINVAL: a series from before CLONE_FD_AUTOKILL. */
+static int
+clonefd_probe_kill_on_close (void)
+{
+  return _spawn_clone4_check_autokill ();
+}
+
 static int
 clonefd_start (SpawnChild *child, SpawnLaunch *launch, void *stack,
                gsize stack_size)
@@ -34,9 +46,12 @@ clonefd_start (SpawnChild *child, SpawnLaunch *launch, void *stack,
   args.stack_start = (uintptr_t) stack;
   args.stack_size = stack_size;
   args.clonefd = (uintptr_t) &fd;
+  /* O_CLOEXEC matters twice with AUTOKILL: a program the application
+   * execs does not keep our children alive, nor does one of theirs. */
   args.clonefd_flags = O_CLOEXEC | O_NONBLOCK;
   pid = _spawn_clone4_run (CLONE_VM | CLONE_VFORK | SPAWN_CLONE_FD |
-                           SPAWN_CLONE_AUTOREAP,
+                           SPAWN_CLONE_AUTOREAP |
+                           (launch->kernel_kill_on_close ? SPAWN_CLONE_FD_AUTOKILL : 0),
                            &args, sizeof (args), _spawn_child_main, launch);
   if (pid < 0)
     return pid;
@@ -127,6 +142,7 @@ const SpawnBackendOps _spawn_backend_clonefd = {
   .kind = SPAWN_BACKEND_CLONEFD,
   .name = "clonefd",
   .probe = clonefd_probe,
+  .probe_kill_on_close = clonefd_probe_kill_on_close,
   .start = clonefd_start,
   .discard = clonefd_discard,
   .collect = clonefd_collect,

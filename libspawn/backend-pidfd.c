@@ -8,6 +8,13 @@
  * take the status first.  Since 6.15, PIDFD_GET_INFO still tells the exit
  * status then (not the CPU times); before, the watch ends with
  * SPAWN_ERROR_STATUS_LOST.
+ *
+ * Kill-on-close: PR_SET_PDEATHSIG from spawn.c's launcher thread.  Linux
+ * 7.1's CLONE_PIDFD_AUTOKILL is not used: it needs CLONE_AUTOREAP, which
+ * would take waitid(P_PIDFD) and with it the CPU times away from this
+ * backend, and CLONE_NNP or CAP_SYS_ADMIN; imposing no_new_privs would
+ * silently break setuid programs, and no 7.1 kernel is at hand to test
+ * the CAP_SYS_ADMIN path (see docs/api.md).
  */
 #include "spawn-private.h"
 

@@ -38,8 +38,8 @@ probe_child_exit (long ret)
     _exit (0);
 }
 
-int
-_spawn_clone4_check (void)
+static int
+check (uint64_t extra_flags)
 {
   /* The child runs on this while we are suspended (CLONE_VFORK), so a
    * frame of ours is as good as any stack; it only makes one call. */
@@ -76,7 +76,7 @@ _spawn_clone4_check (void)
   sigfillset (&all);
   pthread_sigmask (SIG_SETMASK, &all, &saved);
   ret = _spawn_clone4_run (CLONE_VM | CLONE_VFORK | SPAWN_CLONE_FD |
-                           SPAWN_CLONE_AUTOREAP,
+                           SPAWN_CLONE_AUTOREAP | extra_flags,
                            &args, sizeof (args), probe_child, NULL);
   pthread_sigmask (SIG_SETMASK, &saved, NULL);
   if (ret < 0)
@@ -95,6 +95,19 @@ _spawn_clone4_check (void)
 out:
   errno = saved_errno;
   return err;
+}
+
+int
+_spawn_clone4_check (void)
+{
+  return check (0);
+}
+
+/* The probe child has exited before we close its fd: nothing is killed. */
+int
+_spawn_clone4_check_autokill (void)
+{
+  return check (SPAWN_CLONE_FD_AUTOKILL);
 }
 
 SpawnClone4Support

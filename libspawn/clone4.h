@@ -17,6 +17,10 @@
 /* clone4-only flag bits, far above those clone3 uses (32-37 in 7.1). */
 #define SPAWN_CLONE_FD       (1ULL << 62)
 #define SPAWN_CLONE_AUTOREAP (1ULL << 61)
+/* With CLONE_FD and CLONE_AUTOREAP: SIGKILL for the child when the last
+ * reference to the clone fd's open file description goes while it runs
+ * (and our credentials still allow the kill).  EINVAL where absent. */
+#define SPAWN_CLONE_FD_AUTOKILL (1ULL << 60)
 
 /* Mirrors struct clone4_args: every pointer travels as a u64. */
 struct spawn_clone4_args {
@@ -55,6 +59,10 @@ long _spawn_clone4 (uint64_t flags, size_t size, struct spawn_clone4_args *args)
  * here; -EINVAL: clone4 without CLONE_FD; any other -errno (EMFILE,
  * ENFILE, EAGAIN, ENOMEM): this attempt failed, ask again later. */
 int _spawn_clone4_check (void);
+/* The same check with CLONE_FD_AUTOKILL added: 0 if the kernel has it;
+ * -EINVAL if not (a series without the flag); -ENOSYS/-EPERM: no
+ * clone4; any other -errno: ask again later. */
+int _spawn_clone4_check_autokill (void);
 /* _spawn_clone4_check() for diagnostics: a failed attempt reads ABSENT. */
 SpawnClone4Support _spawn_clone4_probe (void);
 const char *_spawn_clone4_support_to_string (SpawnClone4Support support);

@@ -171,6 +171,40 @@ SPAWN_API SpawnChild *spawn_async_fd (const char           *working_directory,
                             int                  *stderr_pipe_out,
                             GError              **error);
 
+/**
+ * SpawnChildFlags:
+ * @SPAWN_CHILD_FLAGS_NONE: nothing beyond what #GSpawnFlags say
+ * @SPAWN_CHILD_KILL_ON_CLOSE: the child does not outlive its handle or the
+ *   application: it is killed (SIGKILL) when the last #SpawnChild
+ *   reference goes while it runs, and when the application dies by any
+ *   means (exit, SIGKILL, crash, OOM killer).  How the second part is done,
+ *   and its limits, depend on the backend: see docs/api.md
+ *
+ * What spawn_async_fd_full() adds to #GSpawnFlags, which are GLib's.
+ */
+typedef enum {
+  SPAWN_CHILD_FLAGS_NONE = 0,
+  SPAWN_CHILD_KILL_ON_CLOSE = 1 << 0,
+} SpawnChildFlags;
+
+SPAWN_API SpawnChild *spawn_async_fd_full (const char           *working_directory,
+                                           const char * const   *argv,
+                                           const char * const   *envp,
+                                           GSpawnFlags           flags,
+                                           GSpawnChildSetupFunc  child_setup,
+                                           gpointer              user_data,
+                                           int                   stdin_fd,
+                                           int                   stdout_fd,
+                                           int                   stderr_fd,
+                                           const int            *source_fds,
+                                           const int            *target_fds,
+                                           gsize                 n_fds,
+                                           int                  *stdin_pipe_out,
+                                           int                  *stdout_pipe_out,
+                                           int                  *stderr_pipe_out,
+                                           SpawnChildFlags       child_flags,
+                                           GError              **error);
+
 SPAWN_API SpawnChild  *spawn_child_ref (SpawnChild *child);
 SPAWN_API void         spawn_child_unref (SpawnChild *child);
 SPAWN_API GPid         spawn_child_get_pid (SpawnChild *child);

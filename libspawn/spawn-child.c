@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -229,6 +230,19 @@ _spawn_child_main (void *data)
   SpawnLaunch *l = data;
   int err;
 
+  /* Kill-on-close without the kernel's help: die with the thread that
+   * cloned us, which is our launcher thread and ends only with the
+   * process.  If the process died before the prctl, we were reparented
+   * and nobody will ever send the signal: leave now (nobody reads the
+   * report either).  A setuid/setgid or file-capabilities exec resets
+   * the setting (docs/api.md). */
+  if (l->pdeathsig)
+    {
+      if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
+        report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, errno);
+      if (getppid () != l->parent_pid)
+        _exit (127);
+    }
   reset_signal_handlers ();
   setup_fds (l);
   if (l->working_directory != NULL && chdir (l->working_directory) < 0)

@@ -38,6 +38,14 @@ typedef struct {
   GSpawnChildSetupFunc child_setup;
   gpointer child_setup_data;
   sigset_t parent_mask;      /* restored in the child before exec */
+  /* SPAWN_CHILD_KILL_ON_CLOSE, by the kernel: start() asks for it (only
+   * where the backend's probe_kill_on_close() said yes). */
+  gboolean kernel_kill_on_close;
+  /* SPAWN_CHILD_KILL_ON_CLOSE, by PR_SET_PDEATHSIG: the child sets it
+   * and _exits if its parent is no longer @parent_pid (we died before
+   * the prctl).  Only from the launcher thread (spawn-launcher.c). */
+  gboolean pdeathsig;
+  pid_t parent_pid;
   /* In the parent's memory, which the child shares (CLONE_VM); read
    * when CLONE_VFORK lets the parent go, that is once the child has
    * exec'd or exited.  No pipe: the parent would resume at the exec's
@@ -53,6 +61,7 @@ typedef enum {
   SPAWN_CHILD_STEP_EXEC,
   SPAWN_CHILD_STEP_CHDIR,
   SPAWN_CHILD_STEP_FDS,
+  SPAWN_CHILD_STEP_KILL_ON_CLOSE,
 } SpawnChildStep;
 
 /* The child's side of every backend: set up and exec, or report. */
@@ -69,6 +78,7 @@ struct _SpawnChild {
   gint collected;            /* atomic reads allowed without the lock */
   SpawnExitInfo info;
   int collect_error;         /* -errno when the status could not be had */
+  gboolean kill_on_close;    /* SIGKILL on the last unref while it runs */
   gpointer backend_data;
 };
 
@@ -92,6 +102,12 @@ struct _SpawnBackendOps {
   int (*send_signal) (SpawnChild *child, int signum);
   /* Last reference gone: release what start() set up. */
   void (*finalize) (SpawnChild *child);
+  /* NULL, or 0 if start() can have the kernel kill the child when the
+   * last reference to child->fd goes (launch->kernel_kill_on_close);
+   * -EINVAL/-ENOSYS/-EPERM: not on this kernel (spawn.c then uses
+   * PR_SET_PDEATHSIG from its launcher thread); another -errno: this
+   * probe failed, ask again.  Cached by spawn.c. */
+  int (*probe_kill_on_close) (void);
   /* How often to call collect() even without the fd becoming readable,
    * in ms; 0: never.  For backends that cannot always be woken. */
   guint recheck_interval_ms;
@@ -102,6 +118,13 @@ struct _SpawnBackendOps {
 extern const SpawnBackendOps _spawn_backend_clonefd;
 extern const SpawnBackendOps _spawn_backend_pidfd;
 extern const SpawnBackendOps _spawn_backend_sigchld;
+
+/* ops->start (child, launch, stack, stack_size) run by the one thread of
+ * ours that never exits, so that PR_SET_PDEATHSIG, which fires when the
+ * parent *thread* exits, fires only when the process dies
+ * (spawn-launcher.c).  Sets launch->pdeathsig and parent_pid. */
+int _spawn_launcher_start (const SpawnBackendOps *ops, SpawnChild *child,
+                           SpawnLaunch *launch, void *stack, gsize stack_size);
 
 /* Fills @info from a waitpid-style status and a struct rusage. */
 struct rusage;

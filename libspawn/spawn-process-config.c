@@ -439,6 +439,42 @@ spawn_process_get_dispose_policy (SpawnProcess *self)
   return self->dispose_policy;
 }
 
+/**
+ * spawn_process_set_kill_on_close:
+ * @self: a process
+ * @kill_on_close: whether the process must not outlive the application
+ *
+ * Starts the process with %SPAWN_CHILD_KILL_ON_CLOSE (not a detached one):
+ * it is killed when the application dies, however it dies (see
+ * spawn_async_fd_full() for what each backend guarantees).  With
+ * %SPAWN_DISPOSE_KILL it is also killed when @self goes, as without;
+ * with %SPAWN_DISPOSE_LEAVE_RUNNING it runs on after @self goes, still
+ * only as long as the application.  Takes effect at the next start.
+ */
+void
+spawn_process_set_kill_on_close (SpawnProcess *self, gboolean kill_on_close)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  kill_on_close = !!kill_on_close;
+  if (self->kill_on_close == kill_on_close)
+    return;
+  self->kill_on_close = kill_on_close;
+  g_object_notify (G_OBJECT (self), "kill-on-close");
+}
+
+/**
+ * spawn_process_get_kill_on_close:
+ * @self: a process
+ *
+ * Returns: what spawn_process_set_kill_on_close() set
+ */
+gboolean
+spawn_process_get_kill_on_close (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  return self->kill_on_close;
+}
+
 char **
 _spawn_process_build_environment (SpawnProcess *self)
 {

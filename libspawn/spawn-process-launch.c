@@ -195,14 +195,18 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
   if (plumb (self, detached, &p, error))
     {
       env = _spawn_process_build_environment (self);
-      child = spawn_async_fd (self->working_directory,
+      /* A detached process is meant to outlive us: never killed. */
+      child = spawn_async_fd_full (self->working_directory,
                               (const char * const *) self->argv,
                               (const char * const *) env, p.flags,
                               detached || p.child_setup != NULL ? setup_in_child : NULL, &p,
                               p.child_fds[0], p.child_fds[1], p.child_fds[2],
                               (const int *) self->source_fds->data,
                               (const int *) self->target_fds->data,
-                              self->source_fds->len, NULL, NULL, NULL, error);
+                              self->source_fds->len, NULL, NULL, NULL,
+                              self->kill_on_close && !detached
+                                ? SPAWN_CHILD_KILL_ON_CLOSE : SPAWN_CHILD_FLAGS_NONE,
+                              error);
     }
   close_child_fds (&p);
   if (child == NULL)

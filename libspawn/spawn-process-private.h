@@ -60,6 +60,7 @@ struct _SpawnProcess {
   SpawnProcessFlags flags;
   int kill_timeout_ms;
   SpawnDisposePolicy dispose_policy;
+  gboolean kill_on_close;
 
   /* While running */
   SpawnProcessState state;

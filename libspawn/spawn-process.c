@@ -52,6 +52,7 @@ enum {
   PROP_FLAGS,
   PROP_KILL_TIMEOUT,
   PROP_DISPOSE_POLICY,
+  PROP_KILL_ON_CLOSE,
   PROP_STATE,
   PROP_PID,
   PROP_BACKEND,
@@ -803,6 +804,10 @@ spawn_process_dispose (GObject *object)
 
   if (self->child != NULL && self->dispose_policy == SPAWN_DISPOSE_KILL)
     spawn_child_send_signal (self->child, SIGKILL, NULL);
+  /* Leave it running, as long as the application: a reference that the
+   * reaper holds until it ends, so that our last one does not kill it. */
+  else if (self->child != NULL && self->kill_on_close)
+    _spawn_reaper_adopt (spawn_child_ref (self->child));
   /* Unreferencing the child hands it to the reaper (or the kernel). */
   release_running (self);
   self->state = SPAWN_PROCESS_NOT_RUNNING;
@@ -862,6 +867,9 @@ spawn_process_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_DISPOSE_POLICY:
       g_value_set_enum (value, self->dispose_policy);
       break;
+    case PROP_KILL_ON_CLOSE:
+      g_value_set_boolean (value, self->kill_on_close);
+      break;
     case PROP_STATE:
       g_value_set_enum (value, self->state);
       break;
@@ -906,6 +914,9 @@ spawn_process_set_property (GObject *object, guint prop_id, const GValue *value,
       break;
     case PROP_DISPOSE_POLICY:
       spawn_process_set_dispose_policy (self, g_value_get_enum (value));
+      break;
+    case PROP_KILL_ON_CLOSE:
+      spawn_process_set_kill_on_close (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -958,6 +969,13 @@ spawn_process_class_init (SpawnProcessClass *klass)
   props[PROP_DISPOSE_POLICY] = g_param_spec_enum ("dispose-policy", NULL, NULL,
                                                   SPAWN_TYPE_DISPOSE_POLICY,
                                                   SPAWN_DISPOSE_KILL, rw);
+  /**
+   * SpawnProcess:kill-on-close: (setter set_kill_on_close) (getter get_kill_on_close)
+   *
+   * Whether the process is killed when the application dies, however it
+   * dies (%SPAWN_CHILD_KILL_ON_CLOSE).
+   */
+  props[PROP_KILL_ON_CLOSE] = g_param_spec_boolean ("kill-on-close", NULL, NULL, FALSE, rw);
   /**
    * SpawnProcess:state: (getter get_state)
    *

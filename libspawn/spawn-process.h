@@ -196,6 +196,8 @@ SPAWN_API void spawn_process_set_kill_timeout (SpawnProcess *self, int timeout_m
 SPAWN_API int spawn_process_get_kill_timeout (SpawnProcess *self);
 SPAWN_API void spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy);
 SPAWN_API SpawnDisposePolicy spawn_process_get_dispose_policy (SpawnProcess *self);
+SPAWN_API void spawn_process_set_kill_on_close (SpawnProcess *self, gboolean kill_on_close);
+SPAWN_API gboolean spawn_process_get_kill_on_close (SpawnProcess *self);
 
 /* Running */
 SPAWN_API gboolean spawn_process_start (SpawnProcess *self, GError **error);

@@ -60,6 +60,8 @@ static gint probed[G_N_ELEMENTS (backends)];
 /* The backend in use, as a SpawnBackend; AUTO until decided. */
 static gint chosen = SPAWN_BACKEND_AUTO;
 static GMutex choose_lock;
+/* Whether each backend's kernel kill-on-close works here, same states. */
+static gint probed_kill_on_close[G_N_ELEMENTS (backends)];
 
 static int
 error_code (int errnum)
@@ -164,6 +166,33 @@ probe_backend (gsize i)
       g_debug ("backend %s: %s", backends[i]->name,
                err == 0 ? "available" : g_strerror (-err));
       g_atomic_int_set (&probed[i], state);
+    }
+  return state == PROBE_YES ? 0 : -ENOSYS;
+}
+
+/* 0: the kernel kills @ops's children when their fd goes; -ENOSYS: not
+ * here (or LIBSPAWN_KILL_ON_CLOSE=pdeathsig forbids it, for tests), so
+ * PR_SET_PDEATHSIG it is; another -errno: the probe failed this time. */
+static int
+probe_kill_on_close (const SpawnBackendOps *ops)
+{
+  gsize i = backend_index (ops->kind);
+  int state = g_atomic_int_get (&probed_kill_on_close[i]);
+  int err;
+
+  if (state == PROBE_UNKNOWN)
+    {
+      if (ops->probe_kill_on_close == NULL ||
+          g_strcmp0 (g_getenv ("LIBSPAWN_KILL_ON_CLOSE"), "pdeathsig") == 0)
+        err = -ENOSYS;
+      else
+        err = ops->probe_kill_on_close ();
+      if (err != 0 && err != -ENOSYS && err != -EINVAL && err != -EPERM)
+        return err;
+      state = err == 0 ? PROBE_YES : PROBE_NO;
+      g_debug ("backend %s: kill-on-close by %s", ops->name,
+               err == 0 ? "the kernel" : "PR_SET_PDEATHSIG");
+      g_atomic_int_set (&probed_kill_on_close[i], state);
     }
   return state == PROBE_YES ? 0 : -ENOSYS;
 }
@@ -506,6 +535,8 @@ step_name (SpawnChildStep step)
       return "Failed to change to directory";
     case SPAWN_CHILD_STEP_FDS:
       return "Failed to set up file descriptors for";
+    case SPAWN_CHILD_STEP_KILL_ON_CLOSE:
+      return "Failed to set the parent-death signal for";
     case SPAWN_CHILD_STEP_EXEC:
     default:
       return "Failed to execute child process";
@@ -593,6 +624,68 @@ spawn_async_fd (const char          *working_directory,
                 int                 *stderr_pipe_out,
                 GError             **error)
 {
+  return spawn_async_fd_full (working_directory, argv, envp, flags,
+                              child_setup, user_data, stdin_fd, stdout_fd,
+                              stderr_fd, source_fds, target_fds, n_fds,
+                              stdin_pipe_out, stdout_pipe_out,
+                              stderr_pipe_out, SPAWN_CHILD_FLAGS_NONE, error);
+}
+
+/**
+ * spawn_async_fd_full:
+ * @working_directory: (nullable): as for spawn_async_fd()
+ * @argv: (array zero-terminated=1): as for spawn_async_fd()
+ * @envp: (array zero-terminated=1) (nullable): as for spawn_async_fd()
+ * @flags: as for spawn_async_fd()
+ * @child_setup: (scope call) (nullable): as for spawn_async_fd()
+ * @user_data: (closure child_setup): data for @child_setup
+ * @stdin_fd: as for spawn_async_fd()
+ * @stdout_fd: as for spawn_async_fd()
+ * @stderr_fd: as for spawn_async_fd()
+ * @source_fds: (array length=n_fds) (nullable): as for spawn_async_fd()
+ * @target_fds: (array length=n_fds) (nullable): as for spawn_async_fd()
+ * @n_fds: length of @source_fds and @target_fds
+ * @stdin_pipe_out: (out) (optional): as for spawn_async_fd()
+ * @stdout_pipe_out: (out) (optional): as for spawn_async_fd()
+ * @stderr_pipe_out: (out) (optional): as for spawn_async_fd()
+ * @child_flags: #SpawnChildFlags, for what #GSpawnFlags cannot say
+ * @error: return location for a #GError
+ *
+ * spawn_async_fd() with #SpawnChildFlags.
+ *
+ * With %SPAWN_CHILD_KILL_ON_CLOSE the child is killed with SIGKILL when the
+ * last #SpawnChild reference goes while it runs, and when the application
+ * dies, however it dies.  With the clonefd backend on a kernel that has
+ * CLONE_FD_AUTOKILL the kernel does it when the last copy of the clone fd
+ * is closed (a fork() of the application that has not exec'd keeps it
+ * alive).  Elsewhere the child gets PR_SET_PDEATHSIG(SIGKILL) before exec,
+ * from a thread of the library that never exits (so a spawning thread that
+ * ends does not take the child with it); a setuid, setgid or
+ * file-capabilities program loses that setting at exec and survives the
+ * application.  Descendants of the child are never killed.  See
+ * docs/api.md.
+ *
+ * Returns: (transfer full) (nullable): the child, or %NULL with @error set
+ */
+SpawnChild *
+spawn_async_fd_full (const char          *working_directory,
+                     const char * const  *argv,
+                     const char * const  *envp,
+                     GSpawnFlags          flags,
+                     GSpawnChildSetupFunc child_setup,
+                     gpointer             user_data,
+                     int                  stdin_fd,
+                     int                  stdout_fd,
+                     int                  stderr_fd,
+                     const int           *source_fds,
+                     const int           *target_fds,
+                     gsize                n_fds,
+                     int                 *stdin_pipe_out,
+                     int                 *stdout_pipe_out,
+                     int                 *stderr_pipe_out,
+                     SpawnChildFlags      child_flags,
+                     GError             **error)
+{
   const SpawnBackendOps *ops;
   SpawnLaunch launch = { 0 };
   SpawnChild *child = NULL;
@@ -605,6 +698,7 @@ spawn_async_fd (const char          *working_directory,
   sigset_t all;
   gsize i, j, argc;
   int saved_errno = errno;
+  int by_kernel = -ENOSYS;
   int err;
 
   /* GLib's preconditions, as g_spawn_async_with_pipes_and_fds() has them. */
@@ -616,6 +710,7 @@ spawn_async_fd (const char          *working_directory,
   g_return_val_if_fail (stdout_pipe_out == NULL || stdout_fd < 0, NULL);
   g_return_val_if_fail (stderr_pipe_out == NULL || stderr_fd < 0, NULL);
   g_return_val_if_fail (n_fds == 0 || (source_fds != NULL && target_fds != NULL), NULL);
+  g_return_val_if_fail ((child_flags & ~SPAWN_CHILD_KILL_ON_CLOSE) == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   /* As in GLib, a flag that says where a stream goes beats a pipe asked
@@ -663,6 +758,19 @@ spawn_async_fd (const char          *working_directory,
   ops = current_ops (error);
   if (ops == NULL)
     return NULL;
+  if (child_flags & SPAWN_CHILD_KILL_ON_CLOSE)
+    {
+      by_kernel = probe_kill_on_close (ops);
+      if (by_kernel != 0 && by_kernel != -ENOSYS)
+        {
+          g_propagate_error (error,
+                             _spawn_error_new (-by_kernel,
+                                               "Cannot probe kill-on-close for “%s”",
+                                               argv[0]));
+          errno = saved_errno;
+          return NULL;
+        }
+    }
 
   /* Everything the child will need, allocated now: it may not allocate. */
   launch.working_directory = working_directory;
@@ -725,12 +833,18 @@ spawn_async_fd (const char          *working_directory,
   child->ref_count = 1;
   child->ops = ops;
   child->fd = -1;
+  child->kill_on_close = (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) != 0;
   g_mutex_init (&child->lock);
 
   /* No handler of ours may run in the child; it restores this mask. */
   sigfillset (&all);
   pthread_sigmask (SIG_SETMASK, &all, &launch.parent_mask);
-  err = ops->start (child, &launch, stack, CHILD_STACK_SIZE);
+  if (child->kill_on_close && by_kernel == 0)
+    launch.kernel_kill_on_close = TRUE;
+  if (child->kill_on_close && by_kernel != 0)
+    err = _spawn_launcher_start (ops, child, &launch, stack, CHILD_STACK_SIZE);
+  else
+    err = ops->start (child, &launch, stack, CHILD_STACK_SIZE);
   pthread_sigmask (SIG_SETMASK, &launch.parent_mask, NULL);
   if (err < 0)
     goto out;
@@ -816,7 +930,8 @@ spawn_child_ref (SpawnChild *child)
  * @child: (transfer full): a child
  *
  * Drops a reference.  The last one does not wait for the process: a child
- * still running is handed to a private reaper thread (pidfd and sigchld
+ * still running is killed first if it was started with
+ * %SPAWN_CHILD_KILL_ON_CLOSE, then handed to a private reaper thread (pidfd and sigchld
  * backends) or left to the kernel (clonefd), so it never becomes a zombie.
  */
 void
@@ -826,6 +941,15 @@ spawn_child_unref (SpawnChild *child)
 
   if (!g_atomic_int_dec_and_test (&child->ref_count))
     return;
+  /* Not left to the kernel even where it would do it (clonefd with
+   * AUTOKILL): a fork() of the application may share the fd. */
+  if (child->pid > 0 && child->kill_on_close && !child->collected)
+    {
+      g_mutex_lock (&child->lock);
+      if (!child->collected)
+        child->ops->send_signal (child, SIGKILL);
+      g_mutex_unlock (&child->lock);
+    }
   if (child->pid > 0 && child->ops->needs_reaping && !child->collected)
     {
       /* Resurrected with one reference, which the reaper drops. */

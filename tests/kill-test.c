@@ -1,0 +1,632 @@
+/* kill-on-close: SPAWN_CHILD_KILL_ON_CLOSE and SpawnProcess:kill-on-close.
+ *
+ * The case that matters to users (issue 14): an application (tests/kill-app)
+ * starts 20 children with kill-on-close and is SIGKILLed; within a bounded
+ * time none of them exists.  We hold a pidfd for each child, opened while
+ * the application runs and checked against the child's start time, so a
+ * recycled PID can neither pass nor fail the test.  Per backend, what is
+ * expected:
+ *   clonefd with CLONE_FD_AUTOKILL: the kernel kills them (all gone);
+ *   clonefd on a series without it, pidfd, sigchld: PR_SET_PDEATHSIG from
+ *   the library's launcher thread kills them (all gone).
+ * The /pdeathsig variants force the PR_SET_PDEATHSIG path
+ * (LIBSPAWN_KILL_ON_CLOSE=pdeathsig), so that a kernel with the flag also
+ * tests the fallback.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <libspawn/libspawn.h>
+#include "clone4.h"
+#include "testutil.h"
+
+/* Generous: the debug guest runs about 6x slower than the host. */
+#define DEADLINE_S 60
+
+static const char *kill_app;
+
+typedef struct {
+  char kind[16];
+  int pid;
+  int pidfd;
+} AppChild;
+
+typedef struct {
+  GPid pid;
+  GPtrArray *children; /* AppChild */
+} App;
+
+static int
+sys_pidfd_open (int pid)
+{
+  return syscall (SYS_pidfd_open, pid, 0);
+}
+
+static char *
+read_start_time (int pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree char *stat = NULL;
+  g_auto (GStrv) fields = NULL;
+  const char *p;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return NULL;
+  p = strrchr (stat, ')');
+  if (p == NULL)
+    return NULL;
+  fields = g_strsplit (p + 2, " ", 21);
+  if (g_strv_length (fields) < 20)
+    return NULL;
+  return g_strdup (fields[19]);
+}
+
+/* Whether the process behind @pidfd has ended (zombie or gone), waiting
+ * up to @timeout_ms for it. */
+static gboolean
+pidfd_ended (int pidfd, int timeout_ms)
+{
+  struct pollfd pfd = { pidfd, POLLIN, 0 };
+  int r;
+
+  do
+    r = poll (&pfd, 1, timeout_ms);
+  while (r < 0 && errno == EINTR);
+  g_assert_cmpint (r, >=, 0);
+  return r > 0;
+}
+
+/* Running, and no SIGKILL on its way: it is not about to die either. */
+static void
+assert_alive_and_unsignalled (const AppChild *c)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/status", c->pid);
+  g_autofree char *status = NULL;
+  g_auto (GStrv) lines = NULL;
+  int i;
+
+  g_assert_false (pidfd_ended (c->pidfd, 0));
+  g_assert_true (g_file_get_contents (path, &status, NULL, NULL));
+  lines = g_strsplit (status, "\n", -1);
+  for (i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "SigPnd:") || g_str_has_prefix (lines[i], "ShdPnd:"))
+      {
+        guint64 mask = g_ascii_strtoull (lines[i] + 7, NULL, 16);
+        if (mask & (1ULL << (SIGKILL - 1)))
+          g_error ("%s child %d has a SIGKILL pending", c->kind, c->pid);
+      }
+    else if (g_str_has_prefix (lines[i], "State:"))
+      g_assert_null (strstr (lines[i], "zombie"));
+}
+
+static void
+app_child_free (gpointer data)
+{
+  AppChild *c = data;
+
+  if (c->pidfd >= 0)
+    close (c->pidfd);
+  g_free (c);
+}
+
+/* Starts kill-app and reads what it started, with a pidfd for each. */
+static App *
+app_start (SpawnBackend backend, gboolean force_pdeathsig, const char * const *specs)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_auto (GStrv) envp = g_get_environ ();
+  GError *error = NULL;
+  App *app = g_new0 (App, 1);
+  GString *out = g_string_new (NULL);
+  gint64 deadline = g_get_monotonic_time () + DEADLINE_S * G_USEC_PER_SEC;
+  g_auto (GStrv) lines = NULL;
+  int out_fd, i;
+
+  g_ptr_array_add (argv, (char *) kill_app);
+  g_ptr_array_add (argv, (char *) testutil_helper);
+  g_ptr_array_add (argv, (char *) spawn_backend_to_string (backend));
+  for (i = 0; specs[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) specs[i]);
+  g_ptr_array_add (argv, NULL);
+  envp = g_environ_unsetenv (envp, "LIBSPAWN_BACKEND");
+  if (force_pdeathsig)
+    envp = g_environ_setenv (envp, "LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
+  else
+    envp = g_environ_unsetenv (envp, "LIBSPAWN_KILL_ON_CLOSE");
+
+  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv->pdata, envp,
+                                           G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                           &app->pid, NULL, &out_fd, NULL, &error));
+  g_assert_no_error (error);
+
+  /* Until "ready\n" (or EOF: it failed, and said why on stderr). */
+  for (;;)
+    {
+      char buf[4096];
+      ssize_t n;
+      gint64 left = (deadline - g_get_monotonic_time ()) / 1000;
+
+      if (g_str_has_suffix (out->str, "ready\n"))
+        break;
+      g_assert_cmpint (left, >, 0);
+      {
+        struct pollfd pfd = { out_fd, POLLIN, 0 };
+        int r = poll (&pfd, 1, (int) left);
+        g_assert_cmpint (r, >=, 0);
+        if (r == 0)
+          g_error ("kill-app did not get ready in %d s", DEADLINE_S);
+      }
+      n = read (out_fd, buf, sizeof (buf));
+      if (n < 0 && errno == EINTR)
+        continue;
+      g_assert_cmpint (n, >=, 0);
+      if (n == 0)
+        g_error ("kill-app ended before it was ready; it said: %s", out->str);
+      g_string_append_len (out, buf, n);
+    }
+  close (out_fd);
+
+  app->children = g_ptr_array_new_with_free_func (app_child_free);
+  lines = g_strsplit (out->str, "\n", -1);
+  g_string_free (out, TRUE);
+  for (i = 0; lines[i] != NULL && !g_str_equal (lines[i], "ready"); i++)
+    {
+      AppChild *c = g_new0 (AppChild, 1);
+      char start[64];
+      g_autofree char *now = NULL;
+
+      g_assert_cmpint (sscanf (lines[i], "%15s %d %63s", c->kind, &c->pid, start), ==, 3);
+      c->pidfd = sys_pidfd_open (c->pid);
+      g_assert_cmpint (c->pidfd, >=, 0);
+      /* Opened, then still the process kill-app started: the pidfd is
+       * that child's (a PID cannot be recycled while kill-app, its
+       * parent, has not reaped it or, clonefd, while it runs). */
+      now = read_start_time (c->pid);
+      g_assert_cmpstr (now, ==, start);
+      g_ptr_array_add (app->children, c);
+    }
+  return app;
+}
+
+static void
+app_crash (App *app)
+{
+  int status;
+
+  g_assert_cmpint (kill (app->pid, SIGKILL), ==, 0);
+  g_assert_cmpint (waitpid (app->pid, &status, 0), ==, app->pid);
+  g_assert_true (WIFSIGNALED (status));
+  g_assert_cmpint (WTERMSIG (status), ==, SIGKILL);
+  g_spawn_close_pid (app->pid);
+}
+
+/* Whether /proc still shows @pid running (not a zombie, not gone). */
+static gboolean
+proc_shows_running (int pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree char *stat = NULL;
+  const char *p;
+
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return FALSE;
+  p = strrchr (stat, ')');
+  return p != NULL && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+/* Every child of @kind gone within the deadline, or fail naming one.
+ * The pidfd is polled in slices: a slice that times out while /proc
+ * already shows the process gone is a wake-up the kernel did not give,
+ * which we report (and survive) instead of taking it for a survivor. */
+static void
+assert_all_gone (App *app, const char *kind)
+{
+  gint64 deadline = g_get_monotonic_time () + DEADLINE_S * G_USEC_PER_SEC;
+  guint i, n = 0;
+
+  for (i = 0; i < app->children->len; i++)
+    {
+      AppChild *c = app->children->pdata[i];
+
+      if (!g_str_equal (c->kind, kind))
+        continue;
+      while (!pidfd_ended (c->pidfd, 250))
+        {
+          if (!proc_shows_running (c->pid))
+            {
+              g_test_message ("%s child %d: gone in /proc, pidfd not yet "
+                              "readable (missed wake-up?)", kind, c->pid);
+              break;
+            }
+          if (g_get_monotonic_time () > deadline)
+            {
+              g_autofree char *path = g_strdup_printf ("/proc/%d/stat", c->pid);
+              g_autofree char *stat = NULL;
+
+              g_file_get_contents (path, &stat, NULL, NULL);
+              g_error ("%s child %d still runs %d s after the application "
+                       "died (/proc/PID/stat: %s)", kind, c->pid, DEADLINE_S,
+                       stat != NULL ? stat : "gone");
+            }
+        }
+      n++;
+    }
+  g_assert_cmpuint (n, >, 0);
+}
+
+/* What the test, not the kill-on-close, has to clean up. */
+static void
+app_free (App *app)
+{
+  guint i;
+
+  for (i = 0; i < app->children->len; i++)
+    {
+      AppChild *c = app->children->pdata[i];
+
+      if (!pidfd_ended (c->pidfd, 0))
+        {
+          g_assert_cmpint (syscall (SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0), ==, 0);
+          g_assert_true (pidfd_ended (c->pidfd, DEADLINE_S * 1000));
+        }
+    }
+  g_ptr_array_unref (app->children);
+  g_free (app);
+}
+
+static gboolean
+kernel_kills (SpawnBackend backend)
+{
+  return backend == SPAWN_BACKEND_CLONEFD && _spawn_clone4_check_autokill () == 0;
+}
+
+/* 20 children with kill-on-close, 2 without; SIGKILL the application. */
+static void
+crash_case (gconstpointer data, gboolean force_pdeathsig)
+{
+  const char *specs[] = { "kill:20", "keep:2", NULL };
+  SpawnBackend backend = testutil_backend (data);
+  App *app;
+  guint i;
+
+  if (!spawn_backend_is_available (backend))
+    {
+      g_test_skip_printf ("backend %s is not available on this kernel",
+                          spawn_backend_to_string (backend));
+      return;
+    }
+  g_test_message ("kill-on-close by %s",
+                  kernel_kills (backend) && !force_pdeathsig
+                    ? "the kernel (CLONE_FD_AUTOKILL)" : "PR_SET_PDEATHSIG");
+  app = app_start (backend, force_pdeathsig, specs);
+  g_assert_cmpuint (app->children->len, ==, 22);
+  for (i = 0; i < app->children->len; i++)
+    assert_alive_and_unsignalled (app->children->pdata[i]);
+  app_crash (app);
+  /* Expected on every backend: all 20 gone. */
+  assert_all_gone (app, "kill");
+  /* Signalled at the same moment as those, which are gone by now: the
+   * ones without kill-on-close were not. */
+  for (i = 0; i < app->children->len; i++)
+    {
+      AppChild *c = app->children->pdata[i];
+      if (g_str_equal (c->kind, "keep"))
+        assert_alive_and_unsignalled (c);
+    }
+  app_free (app);
+}
+
+static void
+test_crash (gconstpointer data)
+{
+  g_test_summary ("An application that started 20 children with "
+                  "SPAWN_CHILD_KILL_ON_CLOSE is SIGKILLed: all 20 end, "
+                  "and 2 started without it live on");
+  crash_case (data, FALSE);
+}
+
+static void
+test_crash_pdeathsig (gconstpointer data)
+{
+  g_test_summary ("As crash, with the PR_SET_PDEATHSIG path forced: the "
+                  "fallback of a clonefd series without CLONE_FD_AUTOKILL");
+  crash_case (data, TRUE);
+}
+
+static void
+test_thread (gconstpointer data)
+{
+  const char *specs[] = { "thread:3", NULL };
+  SpawnBackend backend = testutil_backend (data);
+  App *app;
+  guint i;
+
+  g_test_summary ("A kill-on-close child started from a worker thread that "
+                  "then exited lives on (PR_SET_PDEATHSIG fires when the "
+                  "parent thread exits: the library starts such children "
+                  "from a thread that never does), and dies with the "
+                  "application");
+  if (!spawn_backend_is_available (backend))
+    {
+      g_test_skip_printf ("backend %s is not available on this kernel",
+                          spawn_backend_to_string (backend));
+      return;
+    }
+  app = app_start (backend, TRUE, specs);
+  g_assert_cmpuint (app->children->len, ==, 3);
+  for (i = 0; i < app->children->len; i++)
+    assert_alive_and_unsignalled (app->children->pdata[i]);
+  app_crash (app);
+  assert_all_gone (app, "thread");
+  app_free (app);
+}
+
+static void
+test_process_crash (gconstpointer data)
+{
+  const char *specs[] = { "process:3", NULL };
+  SpawnBackend backend = testutil_backend (data);
+  App *app;
+
+  g_test_summary ("SpawnProcess:kill-on-close: the processes die with a "
+                  "SIGKILLed application");
+  if (!spawn_backend_is_available (backend))
+    {
+      g_test_skip_printf ("backend %s is not available on this kernel",
+                          spawn_backend_to_string (backend));
+      return;
+    }
+  app = app_start (backend, FALSE, specs);
+  app_crash (app);
+  assert_all_gone (app, "process");
+  app_free (app);
+}
+
+static SpawnChild *
+start_sleeper (SpawnChildFlags child_flags)
+{
+  const char *argv[] = { testutil_helper, "sleep", "600000", NULL };
+  GError *error = NULL;
+  SpawnChild *child;
+
+  child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                               NULL, NULL, 0, NULL, NULL, NULL, child_flags,
+                               &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (child);
+  return child;
+}
+
+static void
+test_unref (gconstpointer data)
+{
+  SpawnChild *child;
+  AppChild c = { "unref", 0, -1 };
+
+  g_test_summary ("Dropping the last SpawnChild of a running kill-on-close "
+                  "child kills it; without the flag it runs on");
+  if (!testutil_use_backend (data))
+    return;
+
+  child = start_sleeper (SPAWN_CHILD_FLAGS_NONE);
+  c.pid = spawn_child_get_pid (child);
+  c.pidfd = sys_pidfd_open (c.pid);
+  g_assert_cmpint (c.pidfd, >=, 0);
+  spawn_child_unref (child);
+  assert_alive_and_unsignalled (&c);
+  g_assert_cmpint (syscall (SYS_pidfd_send_signal, c.pidfd, SIGKILL, NULL, 0), ==, 0);
+  g_assert_true (pidfd_ended (c.pidfd, DEADLINE_S * 1000));
+  close (c.pidfd);
+
+  child = start_sleeper (SPAWN_CHILD_KILL_ON_CLOSE);
+  c.pid = spawn_child_get_pid (child);
+  c.pidfd = sys_pidfd_open (c.pid);
+  g_assert_cmpint (c.pidfd, >=, 0);
+  assert_alive_and_unsignalled (&c);
+  spawn_child_unref (child);
+  g_assert_true (pidfd_ended (c.pidfd, DEADLINE_S * 1000));
+  close (c.pidfd);
+  testutil_assert_no_children ();
+}
+
+static void
+test_watched (gconstpointer data)
+{
+  SpawnChild *child;
+  SpawnExitInfo info;
+  GError *error = NULL;
+
+  g_test_summary ("A kill-on-close child is an ordinary child otherwise: "
+                  "its exit status arrives as usual, and dropping it after "
+                  "it ended kills nothing");
+  if (!testutil_use_backend (data))
+    return;
+  {
+    const char *argv[] = { testutil_helper, "exit", "7", NULL };
+    child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                                 NULL, NULL, 0, NULL, NULL, NULL,
+                                 SPAWN_CHILD_KILL_ON_CLOSE, &error);
+  }
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, &info, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
+  g_assert_cmpint (info.status, ==, 7);
+  spawn_child_unref (child);
+  testutil_assert_no_children ();
+}
+
+static void
+failure_case (gconstpointer data, gboolean force_pdeathsig)
+{
+  const char *argv[] = { "/nonexistent/kill-test-program", NULL };
+  GError *error = NULL;
+  SpawnChild *child;
+  int fds;
+
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  if (force_pdeathsig)
+    g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
+  /* Once, so that the probes and the launcher thread are in place; waited
+   * for, not dropped running: the reaper would close its fd later, while
+   * we count. */
+  {
+    const char *ok_argv[] = { testutil_helper, "exit", "0", NULL };
+    child = spawn_async_fd_full (NULL, ok_argv, NULL, 0, NULL, NULL, -1, -1,
+                                 -1, NULL, NULL, 0, NULL, NULL, NULL,
+                                 SPAWN_CHILD_KILL_ON_CLOSE, &error);
+    g_assert_no_error (error);
+    g_assert_true (spawn_child_wait (child, NULL, NULL, &error));
+    g_assert_no_error (error);
+    g_clear_pointer (&child, spawn_child_unref);
+  }
+  testutil_assert_no_children ();
+
+  fds = testutil_count_fds ();
+  child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                               NULL, NULL, 0, NULL, NULL, NULL,
+                               SPAWN_CHILD_KILL_ON_CLOSE, &error);
+  g_assert_null (child);
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_clear_error (&error);
+  g_assert_cmpint (testutil_count_fds (), ==, fds);
+  testutil_assert_no_children ();
+
+  {
+    const char *dir_argv[] = { testutil_helper, "exit", "0", NULL };
+    child = spawn_async_fd_full ("/nonexistent/dir", dir_argv, NULL, 0, NULL,
+                                 NULL, -1, -1, -1, NULL, NULL, 0, NULL, NULL,
+                                 NULL, SPAWN_CHILD_KILL_ON_CLOSE, &error);
+  }
+  g_assert_null (child);
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_clear_error (&error);
+  g_assert_cmpint (testutil_count_fds (), ==, fds);
+  testutil_assert_no_children ();
+}
+
+static void
+test_exec_failure (gconstpointer data)
+{
+  g_test_summary ("A kill-on-close spawn that cannot exec reports it and "
+                  "leaves no fd, child or zombie");
+  failure_case (data, FALSE);
+}
+
+static void
+test_exec_failure_pdeathsig (gconstpointer data)
+{
+  g_test_summary ("As exec-failure, through the PR_SET_PDEATHSIG launcher "
+                  "thread");
+  failure_case (data, TRUE);
+}
+
+static void
+notified (GObject *obj G_GNUC_UNUSED, GParamSpec *pspec G_GNUC_UNUSED,
+          gpointer data)
+{
+  (*(int *) data)++;
+}
+
+static void
+test_process_property (void)
+{
+  SpawnProcess *proc = spawn_process_new (NULL);
+  gboolean value = TRUE;
+  int n = 0;
+
+  g_test_summary ("SpawnProcess:kill-on-close: off by default, notifies "
+                  "once per change");
+  g_signal_connect (proc, "notify::kill-on-close", G_CALLBACK (notified), &n);
+  g_assert_false (spawn_process_get_kill_on_close (proc));
+  spawn_process_set_kill_on_close (proc, TRUE);
+  spawn_process_set_kill_on_close (proc, TRUE);
+  g_assert_cmpint (n, ==, 1);
+  g_object_get (proc, "kill-on-close", &value, NULL);
+  g_assert_true (value);
+  g_object_set (proc, "kill-on-close", FALSE, NULL);
+  g_assert_cmpint (n, ==, 2);
+  g_assert_false (spawn_process_get_kill_on_close (proc));
+  g_object_unref (proc);
+}
+
+/* SpawnProcess with kill-on-close and @policy; the child after unref. */
+static void
+process_dispose_case (gconstpointer data, SpawnDisposePolicy policy)
+{
+  SpawnProcess *proc;
+  AppChild c = { "process", 0, -1 };
+
+  if (!testutil_use_backend (data))
+    return;
+  proc = testutil_helper_process ("sleep", "600000", NULL);
+  spawn_process_set_kill_on_close (proc, TRUE);
+  spawn_process_set_dispose_policy (proc, policy);
+  testutil_start_ok (proc);
+  c.pid = spawn_process_get_pid (proc);
+  c.pidfd = sys_pidfd_open (c.pid);
+  g_assert_cmpint (c.pidfd, >=, 0);
+  g_object_unref (proc);
+  if (policy == SPAWN_DISPOSE_KILL)
+    g_assert_true (pidfd_ended (c.pidfd, DEADLINE_S * 1000));
+  else
+    {
+      assert_alive_and_unsignalled (&c);
+      g_assert_cmpint (syscall (SYS_pidfd_send_signal, c.pidfd, SIGKILL, NULL, 0), ==, 0);
+      g_assert_true (pidfd_ended (c.pidfd, DEADLINE_S * 1000));
+    }
+  close (c.pidfd);
+  testutil_assert_no_children ();
+}
+
+static void
+test_process_dispose_kill (gconstpointer data)
+{
+  g_test_summary ("kill-on-close with SPAWN_DISPOSE_KILL: the last "
+                  "reference kills the process");
+  process_dispose_case (data, SPAWN_DISPOSE_KILL);
+}
+
+static void
+test_process_leave_running (gconstpointer data)
+{
+  g_test_summary ("kill-on-close with SPAWN_DISPOSE_LEAVE_RUNNING: the "
+                  "process outlives its object (but not the application)");
+  process_dispose_case (data, SPAWN_DISPOSE_LEAVE_RUNNING);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const TestutilCase cases[] = {
+    { "crash", test_crash },
+    { "crash-pdeathsig", test_crash_pdeathsig },
+    { "thread", test_thread },
+    { "process-crash", test_process_crash },
+    { "unref", test_unref },
+    { "watched", test_watched },
+    { "exec-failure", test_exec_failure },
+    { "exec-failure-pdeathsig", test_exec_failure_pdeathsig },
+    { "process-dispose-kill", test_process_dispose_kill },
+    { "process-leave-running", test_process_leave_running },
+  };
+  g_autofree char *dir = NULL;
+
+  testutil_init (&argc, &argv);
+  dir = g_path_get_dirname (testutil_helper);
+  kill_app = g_build_filename (dir, "kill-app", NULL);
+  g_unsetenv ("LIBSPAWN_KILL_ON_CLOSE");
+  testutil_add_backend_cases ("/spawn/kill-on-close", cases, G_N_ELEMENTS (cases));
+  g_test_add_func ("/spawn/kill-on-close/process-property", test_process_property);
+  return g_test_run ();
+}
