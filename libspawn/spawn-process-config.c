@@ -466,6 +466,9 @@ spawn_process_set_kill_on_close (SpawnProcess *self, gboolean kill_on_close)
  * spawn_process_get_kill_on_close:
  * @self: a process
  *
+ * Whether the next start asks for %SPAWN_CHILD_KILL_ON_CLOSE (the
+ * #SpawnProcess:kill-on-close property).
+ *
  * Returns: what spawn_process_set_kill_on_close() set
  */
 gboolean
