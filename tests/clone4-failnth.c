@@ -1,14 +1,15 @@
 /* clone4-failnth: systematic fault injection inside clone4().
  *
- * For each combination of CLONE_FD and CLONE_AUTOREAP (and both with
- * CLONE_VM | CLONE_VFORK), fail the 1st, 2nd, 3rd ... fault point that the
+ * For each combination of CLONE_FD, CLONE_AUTOREAP and CLONE_FD_AUTOKILL
+ * (and the library's sets with CLONE_VM | CLONE_VFORK), fail the 1st, 2nd, 3rd ... fault point that the
  * calling task passes inside clone4() -- slab allocation, page allocation
  * or user copy, through /proc/thread-self/fail-nth -- until a call runs
  * without reaching the Nth point.  After each call that failed: an errno
  * from the expected set, no descriptor installed, *clonefd not naming an
  * open descriptor, no child and no zombie.  A call that succeeded despite
  * the fault (the kernel has a fallback) must deliver a whole child whose
- * exit is reported.  At the end, a kmemleak scan must find nothing.
+ * exit is reported.  A failed CLONE_FD_AUTOKILL call releases its file on
+ * the error path, which must kill nothing and leave nothing.  At the end, a kmemleak scan must find nothing.
  *
  * Needs a kernel with clone4 and CONFIG_FAULT_INJECTION (the debug
  * variant); elsewhere it says why and skips.  Root, for debugfs.  x86_64.
@@ -37,6 +38,7 @@
 #define NR_CLONE4 1000
 #define CLONE_AUTOREAP_ (1ULL << 61)
 #define CLONE_FD_ (1ULL << 62)
+#define CLONE_FD_AUTOKILL_ (1ULL << 60)
 #define CHILD_STATUS 7
 /* No combination has come near this many fault points; reaching it means
  * the loop no longer converges. */
@@ -361,6 +363,10 @@ main (void)
     { "CLONE_FD|CLONE_AUTOREAP", CLONE_FD_ | CLONE_AUTOREAP_ },
     { "CLONE_FD|CLONE_AUTOREAP|CLONE_VM|CLONE_VFORK",
       CLONE_FD_ | CLONE_AUTOREAP_ | CLONE_VM | CLONE_VFORK },
+    { "CLONE_FD|CLONE_AUTOREAP|CLONE_FD_AUTOKILL",
+      CLONE_FD_ | CLONE_AUTOREAP_ | CLONE_FD_AUTOKILL_ },
+    { "CLONE_FD|CLONE_AUTOREAP|CLONE_FD_AUTOKILL|CLONE_VM|CLONE_VFORK",
+      CLONE_FD_ | CLONE_AUTOREAP_ | CLONE_FD_AUTOKILL_ | CLONE_VM | CLONE_VFORK },
   };
   int nth_fd, passed = 0, failed = 0, total = 0;
   long ret;

@@ -9,10 +9,14 @@
  * toward valid ones, exit signals, sizes 0-256, args and clonefd pointers
  * that are valid, NULL, unmapped, kernel, unaligned, read-only or straddle
  * a guard page, random clonefd_flags) whose child, if one is made, exits at
- * once without touching memory; or a behaviour call (a valid CLONE_FD call)
+ * once without touching memory; or a behaviour call (a valid CLONE_FD call,
+ * with or without CLONE_FD_AUTOKILL)
  * whose child exits, execs, starts threads, forks, is signalled, stopped
  * and continued, or ptraced, and whose report must say exactly how it
- * ended.  The chaos threads take clone fds from a shared pool and read them
+ * ended; or an autokill call: a CLONE_FD_AUTOKILL child that would live for
+ * a minute, whose clone fd is dup'ed and maybe left in flight in an
+ * SCM_RIGHTS message, and which must still run before the last copy goes
+ * and die after.  The chaos threads take clone fds from a shared pool and read them
  * (also into bad buffers), poll, epoll, ioctl, dup, pass them over
  * SCM_RIGHTS (leaving some in flight), hand them to a forked reader, signal
  * and close them.
@@ -62,6 +66,11 @@
 #define NR_CLONE4 SPAWN_NR_CLONE4
 #define CLONE_FD_ SPAWN_CLONE_FD
 #define CLONE_AUTOREAP_ SPAWN_CLONE_AUTOREAP
+#ifdef SPAWN_CLONE_FD_AUTOKILL
+#define CLONE_FD_AUTOKILL_ SPAWN_CLONE_FD_AUTOKILL
+#else
+#define CLONE_FD_AUTOKILL_ (1ULL << 60)
+#endif
 #ifndef CLONE_CLEAR_SIGHAND
 #define CLONE_CLEAR_SIGHAND 0x100000000ULL
 #endif
@@ -73,13 +82,13 @@
 
 /* What the series accepts: clone's legacy flags without the namespace ones,
  * CSIGNAL (the exit signal's byte), CLONE_DETACHED and CLONE_PIDFD; plus
- * CLONE_CLEAR_SIGHAND, CLONE_AUTOREAP and CLONE_FD. */
+ * CLONE_CLEAR_SIGHAND, CLONE_AUTOREAP, CLONE_FD and CLONE_FD_AUTOKILL. */
 #define NS_FLAGS                                                                         \
   (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |        \
    CLONE_NEWPID | CLONE_NEWNET)
 #define VALID_FLAGS                                                                      \
   ((0xffffffffULL & ~(0xffULL | CLONE_DETACHED | CLONE_PIDFD | NS_FLAGS)) |            \
-   CLONE_CLEAR_SIGHAND | CLONE_AUTOREAP_ | CLONE_FD_)
+   CLONE_CLEAR_SIGHAND | CLONE_AUTOREAP_ | CLONE_FD_ | CLONE_FD_AUTOKILL_)
 
 static uint64_t kernel_addr[] = { 0xffffffff81000000ULL, 0xffff888000000000ULL,
                                   0x0000800000000000ULL /* non-canonical */ };
@@ -151,7 +160,7 @@ struct worker {
   unsigned char *ro_page;   /* PROT_READ */
   /* Statistics. */
   long calls, wild, created, refused, by_errno[134];
-  long behaviours[8];
+  long behaviours[8], autokills, autokill_flag;
   atomic_long chaos_ops, passed_fds, forked_reads;
 };
 
@@ -283,6 +292,8 @@ flags_random (struct rng *r)
     f = CLONE_FD_ | CLONE_AUTOREAP_;
     if (chance (r, 50))
       f |= CLONE_VM | CLONE_VFORK;
+    if (chance (r, 50))
+      f |= CLONE_FD_AUTOKILL_;
     return f;
   }
   for (size_t i = 0; i < sizeof legacy / sizeof legacy[0]; i++)
@@ -294,6 +305,8 @@ flags_random (struct rng *r)
     f |= CLONE_FD_;
   if (chance (r, 50))
     f |= CLONE_AUTOREAP_;
+  if (chance (r, 20))
+    f |= CLONE_FD_AUTOKILL_;
   if (chance (r, 25))
     f |= 1ULL << below (r, 64); /* anything: a namespace flag, CLONE_PIDFD, an unknown bit */
   if (chance (r, 10))
@@ -462,6 +475,7 @@ wild_call (struct worker *w, struct rng *r)
                 (!k.stack_start != !k.stack_size) ||
                 ((f & CLONE_AUTOREAP_) && ((f & (CLONE_THREAD | CLONE_PARENT)) || sig)) ||
                 ((f & CLONE_FD_) && (f & (CLONE_THREAD | CLONE_PARENT))) ||
+                ((f & CLONE_FD_AUTOKILL_) && (~f & (CLONE_FD_ | CLONE_AUTOREAP_))) ||
                 ((f & CLONE_FD_) && (k.clonefd_flags & ~(O_CLOEXEC | O_NONBLOCK))) ||
                 ((f & CLONE_FD_) && !pointer_writable (fd_kind)) ||
                 ((f & CLONE_FD_) && (f & CLONE_PARENT_SETTID) && fd_kind == P_OVERLAP);
@@ -598,7 +612,14 @@ behaviour_call (struct worker *w, struct rng *r)
   long pid;
 
   switch (below (r, 3)) {
-  case 0: flags |= CLONE_AUTOREAP_; break;
+  case 0:
+    flags |= CLONE_AUTOREAP_;
+    /* We hold the clone fd until the report: nothing may change. */
+    if (chance (r, 50)) {
+      flags |= CLONE_FD_AUTOKILL_;
+      w->autokill_flag++;
+    }
+    break;
   case 1: flags |= SIGCHLD; break;
   case 2: break; /* exit signal 0: only __WALL sees it */
   }
@@ -699,6 +720,105 @@ behaviour_call (struct worker *w, struct rng *r)
       worker_fail (w, "waitpid(%ld) of a %s child: %s", pid, behaviour_name[b], strerror (errno));
   }
   pool_put (w, slot);
+}
+
+/* ---- autokill calls ---- */
+
+/* Is @pidfd readable within @ms?  (The process has exited.) */
+static int
+pidfd_exited (int pidfd, int ms)
+{
+  struct pollfd p = { .fd = pidfd, .events = POLLIN };
+  int n;
+
+  while ((n = poll (&p, 1, ms)) < 0 && errno == EINTR)
+    ;
+  return n == 1;
+}
+
+/* A CLONE_FD_AUTOKILL child that would wait a minute: it runs while any
+ * copy of its clone fd exists (dup'ed, or in flight in an SCM_RIGHTS
+ * message on a private socket pair) and dies once the last one is gone.
+ * Nothing else signals it.  A chaos thread's forked reader may hold a copy
+ * for a moment, which only delays the kill. */
+static void
+autokill_call (struct worker *w, struct rng *r)
+{
+  struct spawn_clone4_args a = { 0 };
+  uint64_t flags = CLONE_FD_ | CLONE_AUTOREAP_ | CLONE_FD_AUTOKILL_;
+  int slot = -1, pidfd, copies[4], n = 0, sv[2] = { -1, -1 };
+  long pid;
+
+  a.clonefd = (uintptr_t) &slot;
+  a.clonefd_flags = (uint32_t[]){ 0, O_CLOEXEC, O_NONBLOCK, O_CLOEXEC | O_NONBLOCK }[below (r, 4)];
+  w->autokills++;
+  pid = syscall (NR_CLONE4, (unsigned) (flags >> 32), (unsigned) flags, (unsigned long) ARGS_SIZE, &a);
+  if (pid == 0)
+    child_run (B_SIGNAL, 0, NULL);
+  if (pid < 0) {
+    if (errno != EAGAIN && errno != ENOMEM)
+      worker_fail (w, "valid clone4(%#llx) for autokill: %s", (unsigned long long) flags,
+                   strerror (errno));
+    return;
+  }
+  w->created++;
+  pidfd = syscall (SYS_pidfd_open, pid, 0);
+  if (pidfd < 0) {
+    worker_fail (w, "pidfd_open(%ld) of a running autokill child: %s", pid, strerror (errno));
+    close (slot);
+    return;
+  }
+  copies[n++] = slot;
+  for (int i = below (r, 3); i > 0; i--) {
+    int copy = chance (r, 50) ? dup (slot) : fcntl (slot, F_DUPFD_CLOEXEC, 3 + below (r, 100));
+
+    if (copy >= 0)
+      copies[n++] = copy;
+  }
+  /* Shuffle the order of the closes. */
+  for (int i = n - 1; i > 0; i--) {
+    int j = below (r, i + 1), t = copies[i];
+
+    copies[i] = copies[j];
+    copies[j] = t;
+  }
+  if (chance (r, 40) && socketpair (AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) == 0) {
+    char byte = 'x', cbuf[CMSG_SPACE (sizeof (int))] = { 0 };
+    struct iovec iov = { &byte, 1 };
+    struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                        .msg_controllen = sizeof cbuf };
+    struct cmsghdr *c = CMSG_FIRSTHDR (&m);
+
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN (sizeof (int));
+    memcpy (CMSG_DATA (c), &slot, sizeof slot);
+    if (sendmsg (sv[0], &m, MSG_DONTWAIT) != 1) {
+      close (sv[0]);
+      close (sv[1]);
+      sv[0] = sv[1] = -1;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    if (pidfd_exited (pidfd, 0)) {
+      worker_fail (w, "autokill child %ld died with %d of its %d clone fds still open%s", pid,
+                   n - i, n, sv[0] >= 0 ? " and one in flight" : "");
+      break;
+    }
+    close (copies[i]);
+  }
+  if (sv[0] >= 0) {
+    if (!w->failure[0] && pidfd_exited (pidfd, 0))
+      worker_fail (w, "autokill child %ld died with its clone fd in flight", pid);
+    close (sv[0]);
+    close (sv[1]); /* purges the message, and the file with it */
+  }
+  if (!w->failure[0] && !pidfd_exited (pidfd, REPORT_TIMEOUT_MS)) {
+    worker_fail (w, "autokill child %ld still running %d ms after its last clone fd closed", pid,
+                 REPORT_TIMEOUT_MS);
+    kill (pid, SIGKILL);
+  }
+  close (pidfd);
 }
 
 /* ---- the chaos threads ---- */
@@ -908,8 +1028,10 @@ worker_main (struct worker *w)
     w->calls++;
     if (chance (&r, 70))
       wild_call (w, &r);
-    else
+    else if (chance (&r, 85))
       behaviour_call (w, &r);
+    else
+      autokill_call (w, &r);
   }
   atomic_store (&w->stop, 1);
   for (int i = 0; i < 2; i++)
@@ -940,6 +1062,7 @@ worker_main (struct worker *w)
   printf ("), %ld processes made; behaviours:", w->created);
   for (int b = 0; b < B_N; b++)
     printf (" %s %ld", behaviour_name[b], w->behaviours[b]);
+  printf (" (%ld with CLONE_FD_AUTOKILL); autokill %ld", w->autokill_flag, w->autokills);
   printf ("; chaos ops %ld (%ld fds passed, %ld forked reads)\n", atomic_load (&w->chaos_ops),
           atomic_load (&w->passed_fds), atomic_load (&w->forked_reads));
   if (w->failure[0]) {
