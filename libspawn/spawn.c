@@ -855,7 +855,7 @@ spawn_async_fd_full (const char          *working_directory,
   if (report.errnum != 0)
     {
       ops->discard (child);
-      child->collected = TRUE; /* reaped by discard() */
+      g_atomic_int_set (&child->collected, TRUE); /* reaped by discard() */
       g_propagate_error (error,
                          _spawn_error_new (report.errnum, "%s “%s”",
                                            step_name (report.step),
@@ -943,14 +943,16 @@ spawn_child_unref (SpawnChild *child)
     return;
   /* Not left to the kernel even where it would do it (clonefd with
    * AUTOKILL): a fork() of the application may share the fd. */
-  if (child->pid > 0 && child->kill_on_close && !child->collected)
+  if (child->pid > 0 && child->kill_on_close &&
+      !g_atomic_int_get (&child->collected))
     {
       g_mutex_lock (&child->lock);
       if (!child->collected)
         child->ops->send_signal (child, SIGKILL);
       g_mutex_unlock (&child->lock);
     }
-  if (child->pid > 0 && child->ops->needs_reaping && !child->collected)
+  if (child->pid > 0 && child->ops->needs_reaping &&
+      !g_atomic_int_get (&child->collected))
     {
       /* Resurrected with one reference, which the reaper drops. */
       g_atomic_int_set (&child->ref_count, 1);
