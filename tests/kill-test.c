@@ -370,6 +370,55 @@ test_thread (gconstpointer data)
   app_free (app);
 }
 
+/* /proc/PID/status "Uid:" line: real, effective, saved, fs. */
+static void
+assert_uid (int pid, const char *uids)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/status", pid);
+  g_autofree char *status = NULL;
+  const char *p;
+
+  g_assert_true (g_file_get_contents (path, &status, NULL, NULL));
+  p = strstr (status, "\nUid:\t");
+  g_assert_nonnull (p);
+  g_assert_true (g_str_has_prefix (p + 6, uids));
+}
+
+static void
+test_drop_privileges (gconstpointer data)
+{
+  const char *specs[] = { "dropuid:3", NULL };
+  SpawnBackend backend = testutil_backend (data);
+  App *app;
+  guint i;
+
+  g_test_summary ("A kill-on-close child whose child_setup drops to another "
+                  "uid and gid (commit_creds() clears PR_SET_PDEATHSIG on "
+                  "an euid or egid change) still dies with the application");
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root, to change the child's uid");
+      return;
+    }
+  if (!spawn_backend_is_available (backend))
+    {
+      g_test_skip_printf ("backend %s is not available on this kernel",
+                          spawn_backend_to_string (backend));
+      return;
+    }
+  app = app_start (backend, TRUE, specs);
+  g_assert_cmpuint (app->children->len, ==, 3);
+  for (i = 0; i < app->children->len; i++)
+    {
+      AppChild *c = app->children->pdata[i];
+      assert_alive_and_unsignalled (c);
+      assert_uid (c->pid, "65534\t65534\t65534\t65534");
+    }
+  app_crash (app);
+  assert_all_gone (app, "dropuid");
+  app_free (app);
+}
+
 static void
 test_process_crash (gconstpointer data)
 {
@@ -613,6 +662,7 @@ main (int argc, char **argv)
     { "crash-pdeathsig", test_crash_pdeathsig },
     { "thread", test_thread },
     { "process-crash", test_process_crash },
+    { "drop-privileges", test_drop_privileges },
     { "unref", test_unref },
     { "watched", test_watched },
     { "exec-failure", test_exec_failure },
