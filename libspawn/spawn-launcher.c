@@ -78,11 +78,17 @@ after_fork_parent (void)
   g_mutex_unlock (&lock);
 }
 
-/* A job posted in the parent belongs to a thread the child lacks. */
+/* A job posted in the parent belongs to a thread the child lacks, and
+ * so does the launcher thread: clear thread_pid too, or a child that
+ * later has the parent's PID number (another PID namespace, or PID
+ * reuse in a grandchild) would take it for its own and wait forever.
+ * A fork by raw syscall runs none of this: the getpid() check in
+ * ensure_thread() covers that. */
 static void
 after_fork_child (void)
 {
   pending = NULL;
+  thread_pid = 0;
   g_mutex_unlock (&lock);
 }
 

@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -580,6 +582,108 @@ test_exec_failure_pdeathsig (gconstpointer data)
   failure_case (data, TRUE);
 }
 
+/* Spawns "helper exit 7" with kill-on-close and waits: 0 if it ran and
+ * said 7, else a line on stderr and 1.  For forked processes: no
+ * assertions, which would abort them with the test's name. */
+static int
+spawn_exit7 (void)
+{
+  const char *argv[] = { testutil_helper, "exit", "7", NULL };
+  GError *error = NULL;
+  SpawnExitInfo info;
+  SpawnChild *child;
+  gboolean ok;
+
+  child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                               NULL, NULL, 0, NULL, NULL, NULL,
+                               SPAWN_CHILD_KILL_ON_CLOSE, &error);
+  if (child == NULL)
+    {
+      fprintf (stderr, "pid %d: spawn: %s\n", (int) getpid (), error->message);
+      g_error_free (error);
+      return 1;
+    }
+  ok = spawn_child_wait (child, &info, NULL, &error);
+  spawn_child_unref (child);
+  if (!ok)
+    {
+      fprintf (stderr, "pid %d: wait: %s\n", (int) getpid (), error->message);
+      g_error_free (error);
+      return 1;
+    }
+  if (info.kind != SPAWN_EXIT_EXITED || info.status != 7)
+    {
+      fprintf (stderr, "pid %d: child ended with kind %d status %d, not "
+               "exit 7\n", (int) getpid (), (int) info.kind, info.status);
+      return 1;
+    }
+  return 0;
+}
+
+/* fork() into a new PID namespace (where the child is 1), run @body
+ * there; its result, or 1 if it did not end within DEADLINE_S (it is
+ * killed). */
+static int
+run_in_new_pidns (int (*body) (void))
+{
+  int status, pidfd;
+  pid_t pid;
+
+  if (unshare (CLONE_NEWPID) < 0)
+    {
+      fprintf (stderr, "unshare(CLONE_NEWPID): %s\n", g_strerror (errno));
+      return 1;
+    }
+  pid = fork ();
+  if (pid < 0)
+    return 1;
+  if (pid == 0)
+    {
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      _exit (body ());
+    }
+  pidfd = sys_pidfd_open (pid);
+  if (pidfd < 0 || !pidfd_ended (pidfd, DEADLINE_S * 1000))
+    {
+      fprintf (stderr, "pid %d: forked child %d still runs after %d s\n",
+               (int) getpid (), (int) pid, DEADLINE_S);
+      kill (pid, SIGKILL);
+    }
+  if (pidfd >= 0)
+    close (pidfd);
+  if (waitpid (pid, &status, 0) != pid)
+    return 1;
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 1;
+}
+
+/* PID 1 of a namespace: start the launcher (it records PID 1), then
+ * fork() into another new namespace, where the child is PID 1 too. */
+static int
+fork_body (void)
+{
+  if (spawn_exit7 () != 0)
+    return 1;
+  return run_in_new_pidns (spawn_exit7);
+}
+
+static void
+test_fork (gconstpointer data)
+{
+  g_test_summary ("A fork() of an application that has the launcher thread "
+                  "starts one of its own, even where its PID is the PID "
+                  "the launcher was started in (pthread_atfork path); "
+                  "the kill-on-close child runs");
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root, for unshare(CLONE_NEWPID)");
+      return;
+    }
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
+  g_assert_cmpint (run_in_new_pidns (fork_body), ==, 0);
+}
+
 static void
 notified (GObject *obj G_GNUC_UNUSED, GParamSpec *pspec G_GNUC_UNUSED,
           gpointer data)
@@ -663,6 +767,7 @@ main (int argc, char **argv)
     { "thread", test_thread },
     { "process-crash", test_process_crash },
     { "drop-privileges", test_drop_privileges },
+    { "fork", test_fork },
     { "unref", test_unref },
     { "watched", test_watched },
     { "exec-failure", test_exec_failure },
