@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -234,6 +235,12 @@ _spawn_child_main (void *data)
   setup_fds (l);
   if (l->working_directory != NULL && chdir (l->working_directory) < 0)
     report (l, SPAWN_CHILD_STEP_CHDIR, errno);
+  /* The caller's, where the launcher thread's differed: before
+   * child_setup, which may want to change them again. */
+  if (l->set_affinity && sched_setaffinity (0, sizeof (l->affinity), &l->affinity) < 0)
+    report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, errno);
+  if (l->set_nice && setpriority (PRIO_PROCESS, 0, l->nice) < 0)
+    report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, errno);
   if (l->child_setup != NULL)
     l->child_setup (l->child_setup_data);
   /* Kill-on-close without the kernel's help: die with the thread that

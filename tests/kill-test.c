@@ -21,8 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -684,6 +687,248 @@ test_fork (gconstpointer data)
   g_assert_cmpint (run_in_new_pidns (fork_body), ==, 0);
 }
 
+/* A kill-on-close spawn from a worker thread that ran @confine first:
+ * refused with SPAWN_ERROR_PERM, nothing left behind. */
+typedef struct {
+  gboolean (*confine) (void);
+  GError *error;
+  SpawnChild *child;
+} ConfinedJob;
+
+static gpointer
+spawn_confined (gpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  ConfinedJob *job = data;
+
+  if (!job->confine ())
+    return NULL;
+  job->child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1,
+                                    -1, NULL, NULL, 0, NULL, NULL, NULL,
+                                    SPAWN_CHILD_KILL_ON_CLOSE, &job->error);
+  return GINT_TO_POINTER (TRUE);
+}
+
+static void
+confined_case (gconstpointer data, gboolean (*confine) (void))
+{
+  ConfinedJob job = { confine, NULL, NULL };
+  int fds;
+
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
+  /* The launcher thread exists, unconfined, and the probes are done. */
+  g_assert_cmpint (spawn_exit7 (), ==, 0);
+  testutil_assert_no_children ();
+  fds = testutil_count_fds ();
+  g_assert_true (g_thread_join (g_thread_new ("confined", spawn_confined, &job)));
+  g_assert_null (job.child);
+  g_assert_error (job.error, SPAWN_ERROR, SPAWN_ERROR_PERM);
+  g_test_message ("%s", job.error->message);
+  g_assert_nonnull (strstr (job.error->message, "launcher"));
+  g_clear_error (&job.error);
+  g_assert_cmpint (testutil_count_fds (), ==, fds);
+  testutil_assert_no_children ();
+  /* And the launcher still serves a thread that shares its state. */
+  g_assert_cmpint (spawn_exit7 (), ==, 0);
+}
+
+static gboolean
+set_no_new_privs (void)
+{
+  g_assert_cmpint (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), ==, 0);
+  return TRUE;
+}
+
+static void
+test_no_new_privs (gconstpointer data)
+{
+  g_test_summary ("A thread that set no_new_privs (per thread) cannot have "
+                  "its kill-on-close child started, without the flag, by "
+                  "the launcher thread: a clear error, no fd, no child");
+  confined_case (data, set_no_new_privs);
+}
+
+/* An allow-all filter: a filter all the same, which the launcher lacks. */
+static gboolean
+install_seccomp (void)
+{
+  struct sock_filter insn[] = {
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = { G_N_ELEMENTS (insn), insn };
+
+  /* Without CAP_SYS_ADMIN a filter needs no_new_privs. */
+  if (getuid () != 0)
+    set_no_new_privs ();
+  g_assert_cmpint (syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog), ==, 0);
+  return TRUE;
+}
+
+static void
+test_seccomp (gconstpointer data)
+{
+  g_test_summary ("A thread that installed a seccomp filter (without TSYNC) "
+                  "does not get an unfiltered kill-on-close child from the "
+                  "launcher thread: a clear error, no fd, no child");
+  confined_case (data, install_seccomp);
+}
+
+static gboolean
+unshare_pidns (void)
+{
+  if (getuid () != 0)
+    return FALSE;
+  g_assert_cmpint (unshare (CLONE_NEWPID), ==, 0);
+  return TRUE;
+}
+
+static void
+test_pidns (gconstpointer data)
+{
+  g_test_summary ("A thread that did unshare(CLONE_NEWPID) would have its "
+                  "kill-on-close child in the launcher's PID namespace: "
+                  "a clear error, no fd, no child");
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root, for unshare(CLONE_NEWPID)");
+      return;
+    }
+  confined_case (data, unshare_pidns);
+}
+
+static void
+test_pidns_first (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  GError *error = NULL;
+  SpawnChild *child;
+  int fds;
+
+  g_test_summary ("After unshare(CLONE_NEWPID) before the launcher thread "
+                  "exists (the kernel refuses a thread there): a clear "
+                  "error, no fd, no child");
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root, for unshare(CLONE_NEWPID)");
+      return;
+    }
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
+  /* Probes and the reaper, before the namespace: without kill-on-close,
+   * so that there is no launcher yet. */
+  child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                               NULL, NULL, 0, NULL, NULL, NULL,
+                               SPAWN_CHILD_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  spawn_child_unref (child);
+  testutil_assert_no_children ();
+  fds = testutil_count_fds ();
+  g_assert_cmpint (unshare (CLONE_NEWPID), ==, 0);
+  child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                               NULL, NULL, 0, NULL, NULL, NULL,
+                               SPAWN_CHILD_KILL_ON_CLOSE, &error);
+  g_assert_null (child);
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_PERM);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  g_assert_cmpint (testutil_count_fds (), ==, fds);
+  testutil_assert_no_children ();
+}
+
+/* Field @n (1-based, as proc(5) counts) of /proc/@pid/stat. */
+static char *
+stat_field (int pid, int n)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree char *stat = NULL;
+  g_auto (GStrv) fields = NULL;
+  const char *p;
+
+  g_assert_true (g_file_get_contents (path, &stat, NULL, NULL));
+  p = strrchr (stat, ')');
+  g_assert_nonnull (p);
+  fields = g_strsplit (p + 2, " ", -1);
+  g_assert_cmpuint (g_strv_length (fields), >=, (guint) n - 2);
+  return g_strdup (fields[n - 3]);
+}
+
+typedef struct {
+  int cpu;
+  SpawnChild *child;
+  GError *error;
+} PinnedJob;
+
+static gpointer
+spawn_pinned (gpointer data)
+{
+  const char *argv[] = { testutil_helper, "sleep", "600000", NULL };
+  PinnedJob *job = data;
+  cpu_set_t set;
+
+  CPU_ZERO (&set);
+  CPU_SET (job->cpu, &set);
+  g_assert_cmpint (sched_setaffinity (0, sizeof (set), &set), ==, 0);
+  g_assert_cmpint (setpriority (PRIO_PROCESS, 0, 7), ==, 0);
+  job->child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1,
+                                    -1, NULL, NULL, 0, NULL, NULL, NULL,
+                                    SPAWN_CHILD_KILL_ON_CLOSE, &job->error);
+  return NULL;
+}
+
+static void
+test_affinity (gconstpointer data)
+{
+  PinnedJob job = { -1, NULL, NULL };
+  GError *error = NULL;
+  cpu_set_t set;
+  g_autofree char *nice = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *status = NULL;
+  g_autofree char *expect = NULL;
+  int cpu;
+
+  g_test_summary ("A kill-on-close child started by the launcher thread "
+                  "has its spawning thread's CPU affinity and nice value, "
+                  "not the launcher's");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
+  g_assert_cmpint (sched_getaffinity (0, sizeof (set), &set), ==, 0);
+  if (CPU_COUNT (&set) < 2)
+    {
+      g_test_skip ("needs 2 CPUs, for an affinity that differs");
+      return;
+    }
+  for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+    if (CPU_ISSET (cpu, &set))
+      job.cpu = cpu; /* the last one */
+  /* The launcher exists, with this thread's (all) CPUs and nice 0. */
+  g_assert_cmpint (spawn_exit7 (), ==, 0);
+  g_thread_join (g_thread_new ("pinned", spawn_pinned, &job));
+  g_assert_no_error (job.error);
+  g_assert_nonnull (job.child);
+
+  path = g_strdup_printf ("/proc/%d/status", (int) spawn_child_get_pid (job.child));
+  g_assert_true (g_file_get_contents (path, &status, NULL, NULL));
+  expect = g_strdup_printf ("\nCpus_allowed_list:\t%d\n", job.cpu);
+  if (strstr (status, expect) == NULL)
+    g_error ("child's status lacks “%s”: %s", expect + 1, status);
+  nice = stat_field (spawn_child_get_pid (job.child), 19);
+  g_assert_cmpstr (nice, ==, "7");
+
+  g_assert_true (spawn_child_send_signal (job.child, SIGKILL, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (job.child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  spawn_child_unref (job.child);
+  testutil_assert_no_children ();
+}
+
 static void
 notified (GObject *obj G_GNUC_UNUSED, GParamSpec *pspec G_GNUC_UNUSED,
           gpointer data)
@@ -768,6 +1013,11 @@ main (int argc, char **argv)
     { "process-crash", test_process_crash },
     { "drop-privileges", test_drop_privileges },
     { "fork", test_fork },
+    { "no-new-privs", test_no_new_privs },
+    { "seccomp", test_seccomp },
+    { "pidns", test_pidns },
+    { "pidns-first", test_pidns_first },
+    { "affinity", test_affinity },
     { "unref", test_unref },
     { "watched", test_watched },
     { "exec-failure", test_exec_failure },
