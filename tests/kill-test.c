@@ -870,34 +870,72 @@ spawn_pinned (gpointer data)
   PinnedJob *job = data;
   cpu_set_t set;
 
-  CPU_ZERO (&set);
-  CPU_SET (job->cpu, &set);
-  g_assert_cmpint (sched_setaffinity (0, sizeof (set), &set), ==, 0);
-  g_assert_cmpint (setpriority (PRIO_PROCESS, 0, 7), ==, 0);
+  if (job->cpu >= 0)
+    {
+      CPU_ZERO (&set);
+      CPU_SET (job->cpu, &set);
+      g_assert_cmpint (sched_setaffinity (0, sizeof (set), &set), ==, 0);
+    }
+  else
+    g_assert_cmpint (setpriority (PRIO_PROCESS, 0, 7), ==, 0);
   job->child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1,
                                     -1, NULL, NULL, 0, NULL, NULL, NULL,
                                     SPAWN_CHILD_KILL_ON_CLOSE, &job->error);
   return NULL;
 }
 
+/* A child started by the launcher from a worker thread that first set
+ * its affinity to @pin_cpu only (>= 0), or else its nice value to 7:
+ * check the child has it. */
 static void
-test_affinity (gconstpointer data)
+copied_case (int pin_cpu)
 {
-  PinnedJob job = { -1, NULL, NULL };
+  PinnedJob job = { pin_cpu, NULL, NULL };
   GError *error = NULL;
-  cpu_set_t set;
   g_autofree char *nice = NULL;
   g_autofree char *path = NULL;
   g_autofree char *status = NULL;
   g_autofree char *expect = NULL;
-  int cpu;
+
+  g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
+  /* The launcher exists, with this thread's (all) CPUs and nice 0. */
+  g_assert_cmpint (spawn_exit7 (), ==, 0);
+  g_thread_join (g_thread_new ("pinned", spawn_pinned, &job));
+  g_assert_no_error (job.error);
+  g_assert_nonnull (job.child);
+
+  if (pin_cpu >= 0)
+    {
+      path = g_strdup_printf ("/proc/%d/status", (int) spawn_child_get_pid (job.child));
+      g_assert_true (g_file_get_contents (path, &status, NULL, NULL));
+      expect = g_strdup_printf ("\nCpus_allowed_list:\t%d\n", pin_cpu);
+      if (strstr (status, expect) == NULL)
+        g_error ("child's status lacks “%s”: %s", expect + 1, status);
+    }
+  else
+    {
+      nice = stat_field (spawn_child_get_pid (job.child), 19);
+      g_assert_cmpstr (nice, ==, "7");
+    }
+
+  g_assert_true (spawn_child_send_signal (job.child, SIGKILL, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (job.child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  spawn_child_unref (job.child);
+  testutil_assert_no_children ();
+}
+
+static void
+test_affinity (gconstpointer data)
+{
+  cpu_set_t set;
+  int cpu, last = -1;
 
   g_test_summary ("A kill-on-close child started by the launcher thread "
-                  "has its spawning thread's CPU affinity and nice value, "
-                  "not the launcher's");
-  if (!testutil_use_backend (data) || !testutil_isolated ())
-    return;
-  g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
+                  "has its spawning thread's CPU affinity, not the "
+                  "launcher's");
+  /* Here, not in the subprocess: a skip there is its failure. */
   g_assert_cmpint (sched_getaffinity (0, sizeof (set), &set), ==, 0);
   if (CPU_COUNT (&set) < 2)
     {
@@ -906,27 +944,21 @@ test_affinity (gconstpointer data)
     }
   for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
     if (CPU_ISSET (cpu, &set))
-      job.cpu = cpu; /* the last one */
-  /* The launcher exists, with this thread's (all) CPUs and nice 0. */
-  g_assert_cmpint (spawn_exit7 (), ==, 0);
-  g_thread_join (g_thread_new ("pinned", spawn_pinned, &job));
-  g_assert_no_error (job.error);
-  g_assert_nonnull (job.child);
+      last = cpu;
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  copied_case (last);
+}
 
-  path = g_strdup_printf ("/proc/%d/status", (int) spawn_child_get_pid (job.child));
-  g_assert_true (g_file_get_contents (path, &status, NULL, NULL));
-  expect = g_strdup_printf ("\nCpus_allowed_list:\t%d\n", job.cpu);
-  if (strstr (status, expect) == NULL)
-    g_error ("child's status lacks “%s”: %s", expect + 1, status);
-  nice = stat_field (spawn_child_get_pid (job.child), 19);
-  g_assert_cmpstr (nice, ==, "7");
-
-  g_assert_true (spawn_child_send_signal (job.child, SIGKILL, &error));
-  g_assert_no_error (error);
-  g_assert_true (spawn_child_wait (job.child, NULL, NULL, &error));
-  g_assert_no_error (error);
-  spawn_child_unref (job.child);
-  testutil_assert_no_children ();
+static void
+test_nice (gconstpointer data)
+{
+  g_test_summary ("A kill-on-close child started by the launcher thread "
+                  "has its spawning thread's nice value, not the "
+                  "launcher's");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  copied_case (-1);
 }
 
 static void
@@ -1018,6 +1050,7 @@ main (int argc, char **argv)
     { "pidns", test_pidns },
     { "pidns-first", test_pidns_first },
     { "affinity", test_affinity },
+    { "nice", test_nice },
     { "unref", test_unref },
     { "watched", test_watched },
     { "exec-failure", test_exec_failure },
