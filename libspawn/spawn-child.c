@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -230,25 +231,33 @@ _spawn_child_main (void *data)
   SpawnLaunch *l = data;
   int err;
 
+  reset_signal_handlers ();
+  setup_fds (l);
+  if (l->working_directory != NULL && chdir (l->working_directory) < 0)
+    report (l, SPAWN_CHILD_STEP_CHDIR, errno);
+  /* The caller's, where the launcher thread's differed: before
+   * child_setup, which may want to change them again. */
+  if (l->set_affinity && sched_setaffinity (0, sizeof (l->affinity), &l->affinity) < 0)
+    report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, errno);
+  if (l->set_nice && setpriority (PRIO_PROCESS, 0, l->nice) < 0)
+    report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, errno);
+  if (l->child_setup != NULL)
+    l->child_setup (l->child_setup_data);
   /* Kill-on-close without the kernel's help: die with the thread that
    * cloned us, which is our launcher thread and ends only with the
-   * process.  If the process died before the prctl, we were reparented
-   * and nobody will ever send the signal: leave now (nobody reads the
-   * report either).  A setuid/setgid or file-capabilities exec resets
-   * the setting (docs/api.md). */
+   * process.  After child_setup: a change of euid, egid, fsuid or fsgid
+   * there (dropping privileges, the usual use) makes commit_creds()
+   * clear the setting.  If the process died before the prctl, we were
+   * reparented and nobody will ever send the signal: say so and leave.
+   * A setuid/setgid or file-capabilities exec resets it too
+   * (docs/api.md). */
   if (l->pdeathsig)
     {
       if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
         report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, errno);
       if (getppid () != l->parent_pid)
-        _exit (127);
+        report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, ESRCH);
     }
-  reset_signal_handlers ();
-  setup_fds (l);
-  if (l->working_directory != NULL && chdir (l->working_directory) < 0)
-    report (l, SPAWN_CHILD_STEP_CHDIR, errno);
-  if (l->child_setup != NULL)
-    l->child_setup (l->child_setup_data);
   sigprocmask (SIG_SETMASK, &l->parent_mask, NULL);
 
   /* GLib's answer, where a PATH search would find a directory. */

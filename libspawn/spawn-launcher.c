@@ -13,13 +13,119 @@
  * It is born with every signal blocked, like the reaper: process-directed
  * signals must never land in it, and the child it clones inherits that
  * mask until it restores the caller's (launch->parent_mask).
+ *
+ * The child also inherits this thread's per-thread state, not the
+ * caller's: seccomp filters, no_new_privs, capabilities, namespaces
+ * (pid_for_children too), an unshared cwd/root/umask, CPU affinity,
+ * nice value.  A caller that confined itself would get an unconfined
+ * child.  So each job compares the caller's security-relevant state
+ * with ours and refuses the spawn on any difference (ThreadState), and
+ * copies what the child can set itself before exec (affinity, nice).
  */
 #include "spawn-private.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* What /proc/thread-self says about a thread that a child of ours must
+ * share with the caller.  Lines of "status" and the identity of links. */
+static const char * const status_keys[] = {
+  "NoNewPrivs", "Seccomp", "Seccomp_filters", "CapInh", "CapPrm", "CapEff",
+  "CapBnd", "CapAmb", "Umask",
+};
+static const char * const link_names[] = {
+  "ns/cgroup", "ns/ipc", "ns/mnt", "ns/net", "ns/pid", "ns/pid_for_children",
+  "ns/time", "ns/time_for_children", "ns/user", "ns/uts", "cwd", "root",
+};
+
+typedef struct {
+  char *status[G_N_ELEMENTS (status_keys)];          /* NULL: no such line */
+  struct { dev_t dev; ino_t ino; int err; } link[G_N_ELEMENTS (link_names)];
+  gboolean have_status;
+  gboolean have_affinity;
+  cpu_set_t affinity;
+  gboolean have_nice;
+  int nice;
+} ThreadState;
+
+static void
+thread_state_capture (ThreadState *st)
+{
+  g_autofree char *text = NULL;
+  gsize i;
+
+  memset (st, 0, sizeof (*st));
+  if (g_file_get_contents ("/proc/thread-self/status", &text, NULL, NULL))
+    {
+      g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+      gsize j;
+
+      st->have_status = TRUE;
+      for (j = 0; lines[j] != NULL; j++)
+        for (i = 0; i < G_N_ELEMENTS (status_keys); i++)
+          {
+            gsize n = strlen (status_keys[i]);
+            if (strncmp (lines[j], status_keys[i], n) == 0 && lines[j][n] == ':')
+              st->status[i] = g_strstrip (g_strdup (lines[j] + n + 1));
+          }
+    }
+  for (i = 0; i < G_N_ELEMENTS (link_names); i++)
+    {
+      g_autofree char *path = g_strconcat ("/proc/thread-self/", link_names[i], NULL);
+      struct stat sb;
+
+      /* ENOENT where the kernel lacks that namespace type, or for
+       * *_for_children of a namespace that has no init yet. */
+      if (stat (path, &sb) < 0)
+        st->link[i].err = errno;
+      else
+        {
+          st->link[i].dev = sb.st_dev;
+          st->link[i].ino = sb.st_ino;
+        }
+    }
+  st->have_affinity = sched_getaffinity (0, sizeof (st->affinity), &st->affinity) == 0;
+  errno = 0;
+  st->nice = getpriority (PRIO_PROCESS, 0); /* this thread, on Linux */
+  st->have_nice = errno == 0;
+}
+
+static void
+thread_state_clear (ThreadState *st)
+{
+  gsize i;
+
+  for (i = 0; i < G_N_ELEMENTS (status_keys); i++)
+    g_clear_pointer (&st->status[i], g_free);
+}
+
+/* NULL if a child of @launcher's would be as confined as one of
+ * @caller's, else the name of the first thing that differs.  Without
+ * /proc (neither could read status) nothing can be compared: that is
+ * allowed, as the rest of the library runs without /proc. */
+static const char *
+thread_state_differs (const ThreadState *caller, const ThreadState *launcher)
+{
+  gsize i;
+
+  if (caller->have_status != launcher->have_status)
+    return "/proc/thread-self/status";
+  for (i = 0; i < G_N_ELEMENTS (status_keys); i++)
+    if (g_strcmp0 (caller->status[i], launcher->status[i]) != 0)
+      return status_keys[i];
+  for (i = 0; i < G_N_ELEMENTS (link_names); i++)
+    if (caller->link[i].err != launcher->link[i].err ||
+        caller->link[i].dev != launcher->link[i].dev ||
+        caller->link[i].ino != launcher->link[i].ino)
+      return link_names[i];
+  return NULL;
+}
 
 typedef struct {
   const SpawnBackendOps *ops;
@@ -27,6 +133,8 @@ typedef struct {
   SpawnLaunch *launch;
   void *stack;
   gsize stack_size;
+  const ThreadState *caller;
+  const char *differs;   /* set with result -EPERM */
   int result;
   gboolean done;
 } Job;
@@ -38,6 +146,38 @@ static Job *pending;     /* at most one job at a time */
 /* The process the thread was started in: a fork() of the application has
  * no such thread and needs its own. */
 static pid_t thread_pid;
+
+/* In the launcher thread: refuse a caller whose confinement we do not
+ * share, give the child what it can set itself, start it. */
+static int
+run_job (Job *job)
+{
+  ThreadState self;
+  SpawnLaunch *l = job->launch;
+
+  thread_state_capture (&self);
+  job->differs = thread_state_differs (job->caller, &self);
+  if (job->differs == NULL)
+    {
+      const ThreadState *c = job->caller;
+
+      if (c->have_affinity && self.have_affinity &&
+          !CPU_EQUAL (&c->affinity, &self.affinity))
+        {
+          l->set_affinity = TRUE;
+          l->affinity = c->affinity;
+        }
+      if (c->have_nice && self.have_nice && c->nice != self.nice)
+        {
+          l->set_nice = TRUE;
+          l->nice = c->nice;
+        }
+    }
+  thread_state_clear (&self);
+  if (job->differs != NULL)
+    return -EPERM;
+  return job->ops->start (job->child, l, job->stack, job->stack_size);
+}
 
 static void *
 launcher_thread (void *data G_GNUC_UNUSED)
@@ -54,8 +194,7 @@ launcher_thread (void *data G_GNUC_UNUSED)
       g_cond_broadcast (&job_cond); /* room for the next poster */
       g_mutex_unlock (&lock);
 
-      job->result = job->ops->start (job->child, job->launch, job->stack,
-                                     job->stack_size);
+      job->result = run_job (job);
 
       g_mutex_lock (&lock);
       job->done = TRUE;
@@ -78,11 +217,17 @@ after_fork_parent (void)
   g_mutex_unlock (&lock);
 }
 
-/* A job posted in the parent belongs to a thread the child lacks. */
+/* A job posted in the parent belongs to a thread the child lacks, and
+ * so does the launcher thread: clear thread_pid too, or a child that
+ * later has the parent's PID number (another PID namespace, or PID
+ * reuse in a grandchild) would take it for its own and wait forever.
+ * A fork by raw syscall runs none of this: the getpid() check in
+ * ensure_thread() covers that. */
 static void
 after_fork_child (void)
 {
   pending = NULL;
+  thread_pid = 0;
   g_mutex_unlock (&lock);
 }
 
@@ -118,12 +263,29 @@ ensure_thread (void)
   return 0;
 }
 
+static GError *
+mismatch_error (const char *argv0, const char *what)
+{
+  return g_error_new (SPAWN_ERROR, SPAWN_ERROR_PERM,
+                      "Cannot start “%s” with kill-on-close: the spawning "
+                      "thread's %s differs from that of libspawn's launcher "
+                      "thread.  Without CLONE_FD_AUTOKILL, kill-on-close "
+                      "children are started by that thread and would not "
+                      "share the spawning thread's sandbox or namespaces; "
+                      "spawn from a thread that shares them (see "
+                      "docs/api.md)", argv0, what);
+}
+
 int
 _spawn_launcher_start (const SpawnBackendOps *ops, SpawnChild *child,
-                       SpawnLaunch *launch, void *stack, gsize stack_size)
+                       SpawnLaunch *launch, void *stack, gsize stack_size,
+                       GError **error)
 {
-  Job job = { ops, child, launch, stack, stack_size, 0, FALSE };
+  ThreadState caller;
+  Job job = { ops, child, launch, stack, stack_size, &caller, NULL, 0, FALSE };
   int err;
+
+  thread_state_capture (&caller);
 
   launch->pdeathsig = TRUE;
   launch->parent_pid = getpid ();
@@ -133,6 +295,15 @@ _spawn_launcher_start (const SpawnBackendOps *ops, SpawnChild *child,
   if (err < 0)
     {
       g_mutex_unlock (&lock);
+      thread_state_clear (&caller);
+      /* clone(CLONE_THREAD) refuses a thread whose pid_for_children is
+       * not its own PID namespace (after unshare(CLONE_NEWPID)). */
+      if (err == -EINVAL)
+        {
+          g_propagate_error (error, mismatch_error (launch->file,
+                                                    "ns/pid_for_children"));
+          return -EPERM;
+        }
       return err;
     }
   while (pending != NULL)
@@ -142,5 +313,8 @@ _spawn_launcher_start (const SpawnBackendOps *ops, SpawnChild *child,
   while (!job.done)
     g_cond_wait (&done_cond, &lock);
   g_mutex_unlock (&lock);
+  thread_state_clear (&caller);
+  if (job.differs != NULL)
+    g_propagate_error (error, mismatch_error (launch->file, job.differs));
   return job.result;
 }

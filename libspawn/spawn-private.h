@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <sched.h>
 #include <signal.h>
 
 #include "spawn-async.h"
@@ -42,10 +43,19 @@ typedef struct {
    * where the backend's probe_kill_on_close() said yes). */
   gboolean kernel_kill_on_close;
   /* SPAWN_CHILD_KILL_ON_CLOSE, by PR_SET_PDEATHSIG: the child sets it
-   * and _exits if its parent is no longer @parent_pid (we died before
-   * the prctl).  Only from the launcher thread (spawn-launcher.c). */
+   * and reports ESRCH if getppid() is no longer @parent_pid (we died
+   * before the prctl).  Only from the launcher thread (spawn-launcher.c),
+   * which sets both.  The launcher's children are always in its own PID
+   * namespace: clone(CLONE_THREAD) refuses to create a thread whose
+   * pid_for_children differs, so getppid() cannot be 0 here. */
   gboolean pdeathsig;
   pid_t parent_pid;
+  /* The caller's CPU affinity and nice value, where they differ from the
+   * launcher thread's (which the child inherits): set in the child. */
+  gboolean set_affinity;
+  cpu_set_t affinity;
+  gboolean set_nice;
+  int nice;
   /* In the parent's memory, which the child shares (CLONE_VM); read
    * when CLONE_VFORK lets the parent go, that is once the child has
    * exec'd or exited.  No pipe: the parent would resume at the exec's
@@ -122,9 +132,13 @@ extern const SpawnBackendOps _spawn_backend_sigchld;
 /* ops->start (child, launch, stack, stack_size) run by the one thread of
  * ours that never exits, so that PR_SET_PDEATHSIG, which fires when the
  * parent *thread* exits, fires only when the process dies
- * (spawn-launcher.c).  Sets launch->pdeathsig and parent_pid. */
+ * (spawn-launcher.c).  Sets launch->pdeathsig and parent_pid, and the
+ * affinity and nice value to copy.  -EPERM with @error set where the
+ * calling thread's confinement (seccomp, no_new_privs, capabilities,
+ * namespaces, cwd, root, umask) differs from the launcher's. */
 int _spawn_launcher_start (const SpawnBackendOps *ops, SpawnChild *child,
-                           SpawnLaunch *launch, void *stack, gsize stack_size);
+                           SpawnLaunch *launch, void *stack, gsize stack_size,
+                           GError **error);
 
 /* Fills @info from a waitpid-style status and a struct rusage. */
 struct rusage;

@@ -536,7 +536,7 @@ step_name (SpawnChildStep step)
     case SPAWN_CHILD_STEP_FDS:
       return "Failed to set up file descriptors for";
     case SPAWN_CHILD_STEP_KILL_ON_CLOSE:
-      return "Failed to set the parent-death signal for";
+      return "Failed to set up kill-on-close for";
     case SPAWN_CHILD_STEP_EXEC:
     default:
       return "Failed to execute child process";
@@ -691,6 +691,7 @@ spawn_async_fd_full (const char          *working_directory,
   SpawnChild *child = NULL;
   int in_pipe[2] = { -1, -1 }, out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
   SpawnChildReport report = { 0, 0 };
+  GError *launcher_error = NULL;
   const char *path = NULL;
   char **shell_argv = NULL;
   int *lifted = NULL;
@@ -842,10 +843,18 @@ spawn_async_fd_full (const char          *working_directory,
   if (child->kill_on_close && by_kernel == 0)
     launch.kernel_kill_on_close = TRUE;
   if (child->kill_on_close && by_kernel != 0)
-    err = _spawn_launcher_start (ops, child, &launch, stack, CHILD_STACK_SIZE);
+    err = _spawn_launcher_start (ops, child, &launch, stack, CHILD_STACK_SIZE,
+                                 &launcher_error);
   else
     err = ops->start (child, &launch, stack, CHILD_STACK_SIZE);
   pthread_sigmask (SIG_SETMASK, &launch.parent_mask, NULL);
+  if (launcher_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&launcher_error));
+      err = 0;
+      g_clear_pointer (&child, spawn_child_unref);
+      goto out;
+    }
   if (err < 0)
     goto out;
   /* A pidfd or clone fd in 0-2 would become a later child's stdio. */
@@ -855,7 +864,7 @@ spawn_async_fd_full (const char          *working_directory,
   if (report.errnum != 0)
     {
       ops->discard (child);
-      child->collected = TRUE; /* reaped by discard() */
+      g_atomic_int_set (&child->collected, TRUE); /* reaped by discard() */
       g_propagate_error (error,
                          _spawn_error_new (report.errnum, "%s “%s”",
                                            step_name (report.step),
@@ -943,14 +952,16 @@ spawn_child_unref (SpawnChild *child)
     return;
   /* Not left to the kernel even where it would do it (clonefd with
    * AUTOKILL): a fork() of the application may share the fd. */
-  if (child->pid > 0 && child->kill_on_close && !child->collected)
+  if (child->pid > 0 && child->kill_on_close &&
+      !g_atomic_int_get (&child->collected))
     {
       g_mutex_lock (&child->lock);
       if (!child->collected)
         child->ops->send_signal (child, SIGKILL);
       g_mutex_unlock (&child->lock);
     }
-  if (child->pid > 0 && child->ops->needs_reaping && !child->collected)
+  if (child->pid > 0 && child->ops->needs_reaping &&
+      !g_atomic_int_get (&child->collected))
     {
       /* Resurrected with one reference, which the reaper drops. */
       g_atomic_int_set (&child->ref_count, 1);

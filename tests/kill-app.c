@@ -10,6 +10,8 @@
  *   thread:N   with it, each from a worker thread that has exited (and
  *              is gone from /proc/self/task) before the line is printed
  *   process:N  SpawnProcess with the kill-on-close property
+ *   dropuid:N  with it, and a child_setup that drops to uid and gid 65534
+ *              (needs root)
  * For each child one line "KIND PID STARTTIME" (STARTTIME: field 22 of
  * /proc/PID/stat, so that the test can tell the child from a process that
  * reused its PID), then "ready", then it sleeps until killed; every handle
@@ -69,19 +71,36 @@ report (const char *kind, GPid pid)
   fflush (stdout);
 }
 
+/* In the child, between clone and exec: raw syscalls only (glibc's
+ * setresuid would try to signal the parent's threads). */
+static void
+drop_privileges (gpointer data G_GNUC_UNUSED)
+{
+  if (syscall (SYS_setgroups, 0, NULL) < 0 ||
+      syscall (SYS_setresgid, 65534, 65534, 65534) < 0 ||
+      syscall (SYS_setresuid, 65534, 65534, 65534) < 0)
+    _exit (3);
+}
+
 static SpawnChild *
-spawn_sleeper (SpawnChildFlags child_flags)
+spawn_sleeper_full (SpawnChildFlags child_flags, GSpawnChildSetupFunc setup)
 {
   const char *argv[] = { helper, "sleep", "600000", NULL };
   GError *error = NULL;
   SpawnChild *child;
 
   child = spawn_async_fd_full (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
-                               NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                               setup, NULL, -1, -1, -1, NULL, NULL, 0,
                                NULL, NULL, NULL, child_flags, &error);
   if (child == NULL)
     die ("spawn", error);
   return child;
+}
+
+static SpawnChild *
+spawn_sleeper (SpawnChildFlags child_flags)
+{
+  return spawn_sleeper_full (child_flags, NULL);
 }
 
 typedef struct {
@@ -173,6 +192,12 @@ main (int argc, char **argv)
               g_thread_join (g_thread_new ("kill-app-worker", spawn_in_thread, &job));
               wait_thread_gone (job.tid);
               report (argv[i], spawn_child_get_pid (job.child));
+            }
+          else if (strcmp (argv[i], "dropuid") == 0)
+            {
+              SpawnChild *child = spawn_sleeper_full (SPAWN_CHILD_KILL_ON_CLOSE,
+                                                      drop_privileges);
+              report (argv[i], spawn_child_get_pid (child));
             }
           else if (strcmp (argv[i], "process") == 0)
             {

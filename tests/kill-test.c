@@ -21,6 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -370,6 +375,55 @@ test_thread (gconstpointer data)
   app_free (app);
 }
 
+/* /proc/PID/status "Uid:" line: real, effective, saved, fs. */
+static void
+assert_uid (int pid, const char *uids)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/status", pid);
+  g_autofree char *status = NULL;
+  const char *p;
+
+  g_assert_true (g_file_get_contents (path, &status, NULL, NULL));
+  p = strstr (status, "\nUid:\t");
+  g_assert_nonnull (p);
+  g_assert_true (g_str_has_prefix (p + 6, uids));
+}
+
+static void
+test_drop_privileges (gconstpointer data)
+{
+  const char *specs[] = { "dropuid:3", NULL };
+  SpawnBackend backend = testutil_backend (data);
+  App *app;
+  guint i;
+
+  g_test_summary ("A kill-on-close child whose child_setup drops to another "
+                  "uid and gid (commit_creds() clears PR_SET_PDEATHSIG on "
+                  "an euid or egid change) still dies with the application");
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root, to change the child's uid");
+      return;
+    }
+  if (!spawn_backend_is_available (backend))
+    {
+      g_test_skip_printf ("backend %s is not available on this kernel",
+                          spawn_backend_to_string (backend));
+      return;
+    }
+  app = app_start (backend, TRUE, specs);
+  g_assert_cmpuint (app->children->len, ==, 3);
+  for (i = 0; i < app->children->len; i++)
+    {
+      AppChild *c = app->children->pdata[i];
+      assert_alive_and_unsignalled (c);
+      assert_uid (c->pid, "65534\t65534\t65534\t65534");
+    }
+  app_crash (app);
+  assert_all_gone (app, "dropuid");
+  app_free (app);
+}
+
 static void
 test_process_crash (gconstpointer data)
 {
@@ -531,6 +585,391 @@ test_exec_failure_pdeathsig (gconstpointer data)
   failure_case (data, TRUE);
 }
 
+/* Spawns "helper exit 7" with kill-on-close and waits: 0 if it ran and
+ * said 7, else a line on stderr and 1.  For forked processes: no
+ * assertions, which would abort them with the test's name. */
+static int
+spawn_exit7 (void)
+{
+  const char *argv[] = { testutil_helper, "exit", "7", NULL };
+  GError *error = NULL;
+  SpawnExitInfo info;
+  SpawnChild *child;
+  gboolean ok;
+
+  child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                               NULL, NULL, 0, NULL, NULL, NULL,
+                               SPAWN_CHILD_KILL_ON_CLOSE, &error);
+  if (child == NULL)
+    {
+      fprintf (stderr, "pid %d: spawn: %s\n", (int) getpid (), error->message);
+      g_error_free (error);
+      return 1;
+    }
+  ok = spawn_child_wait (child, &info, NULL, &error);
+  spawn_child_unref (child);
+  if (!ok)
+    {
+      fprintf (stderr, "pid %d: wait: %s\n", (int) getpid (), error->message);
+      g_error_free (error);
+      return 1;
+    }
+  if (info.kind != SPAWN_EXIT_EXITED || info.status != 7)
+    {
+      fprintf (stderr, "pid %d: child ended with kind %d status %d, not "
+               "exit 7\n", (int) getpid (), (int) info.kind, info.status);
+      return 1;
+    }
+  return 0;
+}
+
+/* fork() into a new PID namespace (where the child is 1), run @body
+ * there; its result, or 1 if it did not end within DEADLINE_S (it is
+ * killed). */
+static int
+run_in_new_pidns (int (*body) (void))
+{
+  int status, pidfd;
+  pid_t pid;
+
+  if (unshare (CLONE_NEWPID) < 0)
+    {
+      fprintf (stderr, "unshare(CLONE_NEWPID): %s\n", g_strerror (errno));
+      return 1;
+    }
+  pid = fork ();
+  if (pid < 0)
+    return 1;
+  if (pid == 0)
+    {
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      _exit (body ());
+    }
+  pidfd = sys_pidfd_open (pid);
+  if (pidfd < 0 || !pidfd_ended (pidfd, DEADLINE_S * 1000))
+    {
+      fprintf (stderr, "pid %d: forked child %d still runs after %d s\n",
+               (int) getpid (), (int) pid, DEADLINE_S);
+      kill (pid, SIGKILL);
+    }
+  if (pidfd >= 0)
+    close (pidfd);
+  if (waitpid (pid, &status, 0) != pid)
+    return 1;
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 1;
+}
+
+/* PID 1 of a namespace: start the launcher (it records PID 1), then
+ * fork() into another new namespace, where the child is PID 1 too. */
+static int
+fork_body (void)
+{
+  if (spawn_exit7 () != 0)
+    return 1;
+  return run_in_new_pidns (spawn_exit7);
+}
+
+static void
+test_fork (gconstpointer data)
+{
+  g_test_summary ("A fork() of an application that has the launcher thread "
+                  "starts one of its own, even where its PID is the PID "
+                  "the launcher was started in (pthread_atfork path); "
+                  "the kill-on-close child runs");
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root, for unshare(CLONE_NEWPID)");
+      return;
+    }
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
+  /* In a forked helper: this process keeps its pid_for_children (where
+   * LeakSanitizer clones its tracer at exit). */
+  {
+    int status;
+    pid_t pid = fork ();
+
+    g_assert_cmpint (pid, >=, 0);
+    if (pid == 0)
+      _exit (run_in_new_pidns (fork_body));
+    g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+    g_assert_true (WIFEXITED (status));
+    g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  }
+}
+
+/* A kill-on-close spawn from a worker thread that ran @confine first:
+ * refused with SPAWN_ERROR_PERM, nothing left behind. */
+typedef struct {
+  gboolean (*confine) (void);
+  GError *error;
+  SpawnChild *child;
+} ConfinedJob;
+
+static gpointer
+spawn_confined (gpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  ConfinedJob *job = data;
+
+  if (!job->confine ())
+    return NULL;
+  job->child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1,
+                                    -1, NULL, NULL, 0, NULL, NULL, NULL,
+                                    SPAWN_CHILD_KILL_ON_CLOSE, &job->error);
+  return GINT_TO_POINTER (TRUE);
+}
+
+static void
+confined_case_full (gconstpointer data, gboolean (*confine) (void),
+                    gboolean launcher_first)
+{
+  ConfinedJob job = { confine, NULL, NULL };
+  int fds;
+
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
+  if (launcher_first)
+    /* The launcher thread exists, unconfined, and the probes are done. */
+    g_assert_cmpint (spawn_exit7 (), ==, 0);
+  else
+    {
+      /* The probes and the reaper, but no launcher yet. */
+      const char *argv[] = { testutil_helper, "exit", "0", NULL };
+      GError *error = NULL;
+      SpawnChild *child;
+
+      child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1,
+                                   -1, NULL, NULL, 0, NULL, NULL, NULL,
+                                   SPAWN_CHILD_FLAGS_NONE, &error);
+      g_assert_no_error (error);
+      g_assert_true (spawn_child_wait (child, NULL, NULL, &error));
+      g_assert_no_error (error);
+      spawn_child_unref (child);
+    }
+  testutil_assert_no_children ();
+  fds = testutil_count_fds ();
+  g_assert_true (g_thread_join (g_thread_new ("confined", spawn_confined, &job)));
+  g_assert_null (job.child);
+  g_assert_error (job.error, SPAWN_ERROR, SPAWN_ERROR_PERM);
+  g_test_message ("%s", job.error->message);
+  g_assert_nonnull (strstr (job.error->message, "launcher"));
+  g_clear_error (&job.error);
+  g_assert_cmpint (testutil_count_fds (), ==, fds);
+  testutil_assert_no_children ();
+  /* And the launcher (started now, if it was not) serves a thread that
+   * shares its state. */
+  g_assert_cmpint (spawn_exit7 (), ==, 0);
+}
+
+static void
+confined_case (gconstpointer data, gboolean (*confine) (void))
+{
+  confined_case_full (data, confine, TRUE);
+}
+
+static gboolean
+set_no_new_privs (void)
+{
+  g_assert_cmpint (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), ==, 0);
+  return TRUE;
+}
+
+static void
+test_no_new_privs (gconstpointer data)
+{
+  g_test_summary ("A thread that set no_new_privs (per thread) cannot have "
+                  "its kill-on-close child started, without the flag, by "
+                  "the launcher thread: a clear error, no fd, no child");
+  confined_case (data, set_no_new_privs);
+}
+
+/* An allow-all filter: a filter all the same, which the launcher lacks. */
+static gboolean
+install_seccomp (void)
+{
+  struct sock_filter insn[] = {
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = { G_N_ELEMENTS (insn), insn };
+
+  /* Without CAP_SYS_ADMIN a filter needs no_new_privs. */
+  if (getuid () != 0)
+    set_no_new_privs ();
+  g_assert_cmpint (syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog), ==, 0);
+  return TRUE;
+}
+
+static void
+test_seccomp (gconstpointer data)
+{
+  g_test_summary ("A thread that installed a seccomp filter (without TSYNC) "
+                  "does not get an unfiltered kill-on-close child from the "
+                  "launcher thread: a clear error, no fd, no child");
+  confined_case (data, install_seccomp);
+}
+
+static gboolean
+unshare_pidns (void)
+{
+  if (getuid () != 0)
+    return FALSE;
+  g_assert_cmpint (unshare (CLONE_NEWPID), ==, 0);
+  return TRUE;
+}
+
+static void
+test_pidns (gconstpointer data)
+{
+  g_test_summary ("A thread that did unshare(CLONE_NEWPID) would have its "
+                  "kill-on-close child in the launcher's PID namespace: "
+                  "a clear error, no fd, no child");
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root, for unshare(CLONE_NEWPID)");
+      return;
+    }
+  confined_case (data, unshare_pidns);
+}
+
+static void
+test_pidns_first (gconstpointer data)
+{
+  g_test_summary ("A thread that did unshare(CLONE_NEWPID) before the "
+                  "launcher thread exists cannot start it (the kernel "
+                  "refuses a thread there): a clear error, no fd, no "
+                  "child");
+  if (getuid () != 0)
+    {
+      g_test_skip ("needs root, for unshare(CLONE_NEWPID)");
+      return;
+    }
+  confined_case_full (data, unshare_pidns, FALSE);
+}
+
+/* Field @n (1-based, as proc(5) counts) of /proc/@pid/stat. */
+static char *
+stat_field (int pid, int n)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
+  g_autofree char *stat = NULL;
+  g_auto (GStrv) fields = NULL;
+  const char *p;
+
+  g_assert_true (g_file_get_contents (path, &stat, NULL, NULL));
+  p = strrchr (stat, ')');
+  g_assert_nonnull (p);
+  fields = g_strsplit (p + 2, " ", -1);
+  g_assert_cmpuint (g_strv_length (fields), >=, (guint) n - 2);
+  return g_strdup (fields[n - 3]);
+}
+
+typedef struct {
+  int cpu;
+  SpawnChild *child;
+  GError *error;
+} PinnedJob;
+
+static gpointer
+spawn_pinned (gpointer data)
+{
+  const char *argv[] = { testutil_helper, "sleep", "600000", NULL };
+  PinnedJob *job = data;
+  cpu_set_t set;
+
+  if (job->cpu >= 0)
+    {
+      CPU_ZERO (&set);
+      CPU_SET (job->cpu, &set);
+      g_assert_cmpint (sched_setaffinity (0, sizeof (set), &set), ==, 0);
+    }
+  else
+    g_assert_cmpint (setpriority (PRIO_PROCESS, 0, 7), ==, 0);
+  job->child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1,
+                                    -1, NULL, NULL, 0, NULL, NULL, NULL,
+                                    SPAWN_CHILD_KILL_ON_CLOSE, &job->error);
+  return NULL;
+}
+
+/* A child started by the launcher from a worker thread that first set
+ * its affinity to @pin_cpu only (>= 0), or else its nice value to 7:
+ * check the child has it. */
+static void
+copied_case (int pin_cpu)
+{
+  PinnedJob job = { pin_cpu, NULL, NULL };
+  GError *error = NULL;
+  g_autofree char *nice = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *status = NULL;
+  g_autofree char *expect = NULL;
+
+  g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
+  /* The launcher exists, with this thread's (all) CPUs and nice 0. */
+  g_assert_cmpint (spawn_exit7 (), ==, 0);
+  g_thread_join (g_thread_new ("pinned", spawn_pinned, &job));
+  g_assert_no_error (job.error);
+  g_assert_nonnull (job.child);
+
+  if (pin_cpu >= 0)
+    {
+      path = g_strdup_printf ("/proc/%d/status", (int) spawn_child_get_pid (job.child));
+      g_assert_true (g_file_get_contents (path, &status, NULL, NULL));
+      expect = g_strdup_printf ("\nCpus_allowed_list:\t%d\n", pin_cpu);
+      if (strstr (status, expect) == NULL)
+        g_error ("child's status lacks “%s”: %s", expect + 1, status);
+    }
+  else
+    {
+      nice = stat_field (spawn_child_get_pid (job.child), 19);
+      g_assert_cmpstr (nice, ==, "7");
+    }
+
+  g_assert_true (spawn_child_send_signal (job.child, SIGKILL, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (job.child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  spawn_child_unref (job.child);
+  testutil_assert_no_children ();
+}
+
+static void
+test_affinity (gconstpointer data)
+{
+  cpu_set_t set;
+  int cpu, last = -1;
+
+  g_test_summary ("A kill-on-close child started by the launcher thread "
+                  "has its spawning thread's CPU affinity, not the "
+                  "launcher's");
+  /* Here, not in the subprocess: a skip there is its failure. */
+  g_assert_cmpint (sched_getaffinity (0, sizeof (set), &set), ==, 0);
+  if (CPU_COUNT (&set) < 2)
+    {
+      g_test_skip ("needs 2 CPUs, for an affinity that differs");
+      return;
+    }
+  for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+    if (CPU_ISSET (cpu, &set))
+      last = cpu;
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  copied_case (last);
+}
+
+static void
+test_nice (gconstpointer data)
+{
+  g_test_summary ("A kill-on-close child started by the launcher thread "
+                  "has its spawning thread's nice value, not the "
+                  "launcher's");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  copied_case (-1);
+}
+
 static void
 notified (GObject *obj G_GNUC_UNUSED, GParamSpec *pspec G_GNUC_UNUSED,
           gpointer data)
@@ -613,6 +1052,14 @@ main (int argc, char **argv)
     { "crash-pdeathsig", test_crash_pdeathsig },
     { "thread", test_thread },
     { "process-crash", test_process_crash },
+    { "drop-privileges", test_drop_privileges },
+    { "fork", test_fork },
+    { "no-new-privs", test_no_new_privs },
+    { "seccomp", test_seccomp },
+    { "pidns", test_pidns },
+    { "pidns-first", test_pidns_first },
+    { "affinity", test_affinity },
+    { "nice", test_nice },
     { "unref", test_unref },
     { "watched", test_watched },
     { "exec-failure", test_exec_failure },
