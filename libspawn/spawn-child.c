@@ -239,7 +239,11 @@ _spawn_child_main (void *data)
    * child_setup, which may want to change them again. */
   if (l->set_affinity && sched_setaffinity (0, sizeof (l->affinity), &l->affinity) < 0)
     report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, errno);
-  if (l->set_nice && setpriority (PRIO_PROCESS, 0, l->nice) < 0)
+  /* Best effort: raising the priority back to the caller's needs
+   * CAP_SYS_NICE or RLIMIT_NICE; without them the child keeps the
+   * launcher's (lower) priority rather than not starting. */
+  if (l->set_nice && setpriority (PRIO_PROCESS, 0, l->nice) < 0 &&
+      errno != EACCES && errno != EPERM)
     report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, errno);
   if (l->child_setup != NULL)
     l->child_setup (l->child_setup_data);

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -870,6 +871,7 @@ typedef struct {
   int cpu;
   SpawnChild *child;
   GError *error;
+  GAsyncQueue *go;
 } PinnedJob;
 
 static gpointer
@@ -899,7 +901,7 @@ spawn_pinned (gpointer data)
 static void
 copied_case (int pin_cpu)
 {
-  PinnedJob job = { pin_cpu, NULL, NULL };
+  PinnedJob job = { pin_cpu, NULL, NULL, NULL };
   GError *error = NULL;
   g_autofree char *nice = NULL;
   g_autofree char *path = NULL;
@@ -968,6 +970,59 @@ test_nice (gconstpointer data)
   if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   copied_case (-1);
+}
+
+static gpointer
+spawn_when_told (gpointer data)
+{
+  const char *argv[] = { testutil_helper, "sleep", "600000", NULL };
+  PinnedJob *job = data;
+
+  g_async_queue_pop (job->go);
+  job->child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1,
+                                    -1, NULL, NULL, 0, NULL, NULL, NULL,
+                                    SPAWN_CHILD_KILL_ON_CLOSE, &job->error);
+  return NULL;
+}
+
+static void
+test_nice_unprivileged (gconstpointer data)
+{
+  PinnedJob job = { -1, NULL, NULL, NULL };
+  g_autofree char *nice = NULL;
+  GError *error = NULL;
+  GThread *thread;
+
+  g_test_summary ("Without the right to raise a priority, a thread at nice "
+                  "0 still gets its kill-on-close child when the launcher "
+                  "thread runs at nice 7: the child keeps the launcher's "
+                  "value instead of failing to start");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  /* glibc applies these to every thread; no thread but this one yet. */
+  if (getuid () == 0)
+    g_assert_true (setgroups (0, NULL) == 0 &&
+                   setresgid (65534, 65534, 65534) == 0 &&
+                   setresuid (65534, 65534, 65534) == 0);
+  g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
+  job.go = g_async_queue_new ();
+  thread = g_thread_new ("nice-0", spawn_when_told, &job);
+  /* The launcher is born from this thread, at nice 7. */
+  g_assert_cmpint (setpriority (PRIO_PROCESS, 0, 7), ==, 0);
+  g_assert_cmpint (spawn_exit7 (), ==, 0);
+  g_async_queue_push (job.go, GINT_TO_POINTER (1));
+  g_thread_join (thread);
+  g_async_queue_unref (job.go);
+  g_assert_no_error (job.error);
+  g_assert_nonnull (job.child);
+  nice = stat_field (spawn_child_get_pid (job.child), 19);
+  g_assert_cmpstr (nice, ==, "7");
+  g_assert_true (spawn_child_send_signal (job.child, SIGKILL, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (job.child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  spawn_child_unref (job.child);
+  testutil_assert_no_children ();
 }
 
 static void
@@ -1060,6 +1115,7 @@ main (int argc, char **argv)
     { "pidns-first", test_pidns_first },
     { "affinity", test_affinity },
     { "nice", test_nice },
+    { "nice-unprivileged", test_nice_unprivileged },
     { "unref", test_unref },
     { "watched", test_watched },
     { "exec-failure", test_exec_failure },
