@@ -918,6 +918,20 @@ spawn_pinned (gpointer data)
   return NULL;
 }
 
+/* Ends a copied_case()-style child and checks nothing is left. */
+static void
+kill_and_reap (SpawnChild *child)
+{
+  GError *error = NULL;
+
+  g_assert_true (spawn_child_send_signal (child, SIGKILL, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  spawn_child_unref (child);
+  testutil_assert_no_children ();
+}
+
 /* A child started by the launcher from a worker thread that first set
  * its affinity to @pin_cpu only (>= 0), or else its nice value to 7:
  * check the child has it. */
@@ -925,7 +939,6 @@ static void
 copied_case (int pin_cpu)
 {
   PinnedJob job = { pin_cpu, NULL, NULL, NULL };
-  GError *error = NULL;
   g_autofree char *nice = NULL;
   g_autofree char *path = NULL;
   g_autofree char *status = NULL;
@@ -952,12 +965,7 @@ copied_case (int pin_cpu)
       g_assert_cmpstr (nice, ==, "7");
     }
 
-  g_assert_true (spawn_child_send_signal (job.child, SIGKILL, &error));
-  g_assert_no_error (error);
-  g_assert_true (spawn_child_wait (job.child, NULL, NULL, &error));
-  g_assert_no_error (error);
-  spawn_child_unref (job.child);
-  testutil_assert_no_children ();
+  kill_and_reap (job.child);
 }
 
 static void
@@ -1013,7 +1021,6 @@ test_nice_unprivileged (gconstpointer data)
 {
   PinnedJob job = { -1, NULL, NULL, NULL };
   g_autofree char *nice = NULL;
-  GError *error = NULL;
   GThread *thread;
 
   g_test_summary ("Without the right to raise a priority, a thread at nice "
@@ -1046,12 +1053,7 @@ test_nice_unprivileged (gconstpointer data)
   g_assert_nonnull (job.child);
   nice = stat_field (spawn_child_get_pid (job.child), 19);
   g_assert_cmpstr (nice, ==, "7");
-  g_assert_true (spawn_child_send_signal (job.child, SIGKILL, &error));
-  g_assert_no_error (error);
-  g_assert_true (spawn_child_wait (job.child, NULL, NULL, &error));
-  g_assert_no_error (error);
-  spawn_child_unref (job.child);
-  testutil_assert_no_children ();
+  kill_and_reap (job.child);
 }
 
 static void
