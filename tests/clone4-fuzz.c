@@ -1050,6 +1050,11 @@ worker_main (struct worker *w)
   if (!w->failure[0] && left != 0)
     worker_fail (w, "%d children or zombies left 10 s after the last call", left);
 
+  /* A worker that made no process (a slow guest, a deadline already past,
+   * every call refused) checked nothing: that is a failure, not a pass. */
+  if (!w->failure[0] && w->created == 0)
+    worker_fail (w, "made no process in %ld calls: nothing was checked", w->calls);
+
   printf ("# worker %d: %ld calls: %ld wild (%ld refused:", w->index, w->calls, w->wild,
           w->refused);
   for (int e = 0; e < 134; e++)
