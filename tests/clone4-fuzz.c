@@ -613,7 +613,6 @@ behaviour_call (struct worker *w, struct rng *r)
     /* We hold the clone fd until the report: nothing may change. */
     if (chance (r, 50)) {
       flags |= CLONE_FD_AUTOKILL_;
-      w->autokill_flag++;
     }
     break;
   case 1: flags |= SIGCHLD; break;
@@ -630,7 +629,6 @@ behaviour_call (struct worker *w, struct rng *r)
   else if (b == B_FORK)
     argv[2] = (char *) "fork";
 
-  w->behaviours[b]++;
   pid = syscall (NR_CLONE4, (unsigned) (flags >> 32), (unsigned) flags, (unsigned long) ARGS_SIZE, &a);
   if (pid == 0)
     child_run (b, status, argv);
@@ -645,6 +643,9 @@ behaviour_call (struct worker *w, struct rng *r)
     return;
   }
   w->created++;
+  w->behaviours[b]++;
+  if (flags & CLONE_FD_AUTOKILL_)
+    w->autokill_flag++;
   if (b >= B_SIGNAL)
     sleep_ms (below (r, 4));
   switch (b) {
@@ -747,7 +748,6 @@ autokill_call (struct worker *w, struct rng *r)
 
   a.clonefd = (uintptr_t) &slot;
   a.clonefd_flags = (uint32_t[]){ 0, O_CLOEXEC, O_NONBLOCK, O_CLOEXEC | O_NONBLOCK }[below (r, 4)];
-  w->autokills++;
   pid = syscall (NR_CLONE4, (unsigned) (flags >> 32), (unsigned) flags, (unsigned long) ARGS_SIZE, &a);
   if (pid == 0)
     child_run (B_SIGNAL, 0, NULL);
@@ -758,6 +758,7 @@ autokill_call (struct worker *w, struct rng *r)
     return;
   }
   w->created++;
+  w->autokills++;
   pidfd = syscall (SYS_pidfd_open, pid, 0);
   if (pidfd < 0) {
     worker_fail (w, "pidfd_open(%ld) of a running autokill child: %s", pid, strerror (errno));
@@ -1060,10 +1061,11 @@ worker_main (struct worker *w)
   for (int e = 0; e < 134; e++)
     if (w->by_errno[e])
       printf (" %s %ld", e ? strerrorname_np (e) : "other", w->by_errno[e]);
-  printf ("), %ld processes made; behaviours:", w->created);
+  /* Children made, not calls tried (EAGAIN and ENOMEM are tolerated). */
+  printf ("), %ld processes made; behaviour children:", w->created);
   for (int b = 0; b < B_N; b++)
     printf (" %s %ld", behaviour_name[b], w->behaviours[b]);
-  printf (" (%ld with CLONE_FD_AUTOKILL); autokill %ld", w->autokill_flag, w->autokills);
+  printf (" (%ld with CLONE_FD_AUTOKILL); autokill children %ld", w->autokill_flag, w->autokills);
   printf ("; chaos ops %ld (%ld fds passed, %ld forked reads)\n", atomic_load (&w->chaos_ops),
           atomic_load (&w->passed_fds), atomic_load (&w->forked_reads));
   if (w->failure[0]) {
