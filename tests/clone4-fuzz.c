@@ -153,7 +153,8 @@ struct worker {
   unsigned char *args_page; /* RW, followed by a PROT_NONE guard page */
   unsigned char *guard;
   unsigned char *scratch;   /* RW: ptid, ctid, clonefd slots; its end takes partial reads */
-  unsigned char *ro_page;   /* PROT_READ */
+  unsigned char *ro_page;   /* PROT_READ, but rewritten (made writable) before a call */
+  unsigned char *ro_bad;    /* PROT_READ, always: the chaos threads' unwritable buffer */
   /* Statistics. */
   long calls, wild, created, refused, by_errno[134];
   long behaviours[8], autokills, autokill_flag;
@@ -903,10 +904,13 @@ chaos_thread (void *p)
   while (!atomic_load (&w->stop)) {
     int fd = pool_take (w, &r), keep = 1;
     unsigned char buf[64];
-    /* Unwritable, or straddling into the read-only page: not the args
+    /* Unwritable, or straddling into a read-only page. Neither the args
      * page, where a partial copy would dirty the tail of the next call's
-     * struct. */
-    void *bad[] = { NULL, w->guard, w->ro_page, (void *) (uintptr_t) kernel_addr[0], w->ro_page - 3 };
+     * struct, nor ro_page, which the calling thread makes writable for a
+     * moment to put a struct there: a report read into it then was the
+     * struct the kernel read (its ptid the report's code and status, so
+     * CLONE_PARENT_SETTID wrote nowhere: found on two CPUs). */
+    void *bad[] = { NULL, w->guard, w->ro_bad, (void *) (uintptr_t) kernel_addr[0], w->ro_bad - 3 };
     ssize_t n;
 
     if (fd < 0) {
@@ -924,9 +928,13 @@ chaos_thread (void *p)
       break;
     case 1: /* a read into memory we may not write */
       if (poll (&(struct pollfd){ fd, POLLIN, 0 }, 1, 0) == 1) {
-        n = read (fd, bad[below (&r, 5)], 24);
+        void *into = bad[below (&r, 5)];
+
+        n = read (fd, into, 24);
         if (n < 0 && errno != EFAULT)
           worker_fail (w, "read of a clone fd into a bad buffer: %s, wanted EFAULT", strerror (errno));
+        else if (n > 0) /* (0: end of file, nothing copied) */
+          worker_fail (w, "read of a clone fd into unwritable %p gave %zd, wanted EFAULT", into, n);
       }
       break;
     case 2: /* the ioctl, into good and bad memory */
@@ -1001,15 +1009,16 @@ worker_main (struct worker *w)
   sigfillset (&all);
   sigprocmask (SIG_BLOCK, &all, NULL);
 
-  pages = mmap (NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  pages = mmap (NULL, 5 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (pages == MAP_FAILED)
     return printf ("not ok %d worker %d: mmap: %s\n", w->index + 1, w->index, strerror (errno)), 1;
   w->args_page = pages;
   w->guard = pages + PAGE;
   w->scratch = pages + 2 * PAGE;
-  w->ro_page = pages + 3 * PAGE;
+  w->ro_bad = pages + 3 * PAGE; /* right after scratch: ro_bad - 3 straddles */
+  w->ro_page = pages + 4 * PAGE;
   mprotect (w->guard, PAGE, PROT_NONE);
-  mprotect (w->ro_page, PAGE, PROT_READ);
+  mprotect (w->ro_bad, 2 * PAGE, PROT_READ); /* ro_bad and ro_page */
   if (socketpair (AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, w->sock) < 0 ||
       (w->epfd = epoll_create1 (EPOLL_CLOEXEC)) < 0)
     return printf ("not ok %d worker %d: socketpair/epoll: %s\n", w->index + 1, w->index,
