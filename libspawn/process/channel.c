@@ -9,7 +9,7 @@
  * in here when a descriptor is ready; the signals these reads and writes
  * cause are emitted from spawn-process.c.
  */
-#include "spawn-process-private.h"
+#include "process-private.h"
 
 #include <errno.h>
 #include <pthread.h>

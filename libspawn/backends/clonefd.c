@@ -10,7 +10,7 @@
  * and however the holder dies.  A series without the flag answers EINVAL,
  * and spawn.c falls back on PR_SET_PDEATHSIG (spawn-launcher.c).
  */
-#include "spawn-private.h"
+#include "backend.h"
 #include "clone4.h"
 
 #include <errno.h>

@@ -7,7 +7,7 @@
  * descriptors the configuration owns.  Everything here takes effect at
  * the next start; spawn-process-launch.c turns it into a child.
  */
-#include "spawn-process-private.h"
+#include "process-private.h"
 
 #include <string.h>
 #include <unistd.h>

@@ -6,7 +6,7 @@
  * stdio.  The child even shares the parent thread's TLS, errno included:
  * the parent saves its errno around the clone.
  */
-#include "spawn-private.h"
+#include "backend.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  * spawn_set_backend() or LIBSPAWN_BACKEND, else the first of clonefd,
  * pidfd, sigchld whose probe says it works on this kernel.
  */
-#include "spawn-private.h"
+#include "backend.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,7 +16,7 @@
  * silently break setuid programs, and no 7.1 kernel is at hand to test
  * the CAP_SYS_ADMIN path (see docs/api.md).
  */
-#include "spawn-private.h"
+#include "backend.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -8,7 +8,7 @@
  * opens what the child gets (setting our ends of its pipes in the
  * channels); it neither watches the process nor emits anything.
  */
-#include "spawn-process-private.h"
+#include "process-private.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,7 +16,7 @@
  * the pipes and their buffers, spawn-process-wait.c the blocking waits and
  * execute().  What they share is in spawn-process-private.h.
  */
-#include "spawn-process-private.h"
+#include "process-private.h"
 
 #include <errno.h>
 #include <signal.h>

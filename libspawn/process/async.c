@@ -10,7 +10,7 @@
  * context.  A cancelled waiter only leaves the list: the process runs on,
  * its input stays queued and its output buffered.
  */
-#include "spawn-process-private.h"
+#include "process-private.h"
 
 #include <string.h>
 

@@ -8,7 +8,7 @@
  * of them, from a private context.  A cancellable's fd is polled with the
  * rest; cancelling a wait leaves the process as it is.
  */
-#include "spawn-process-private.h"
+#include "process-private.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -8,8 +8,8 @@
 #include <sched.h>
 #include <signal.h>
 
-#include "spawn-async.h"
-#include "spawn-enum-types.h" /* generated: the GTypes of the public enums */
+#include <libspawn/spawn-async.h>
+#include <libspawn/spawn-enum-types.h> /* generated: the GTypes of the public enums */
 
 /* What a child that fails before exec leaves for its parent. */
 typedef struct {

@@ -13,8 +13,8 @@
  */
 #pragma once
 
-#include "spawn-private.h"
-#include "spawn-process.h"
+#include "backend.h"
+#include <libspawn/spawn-process.h>
 
 typedef struct {
   int fd;                 /* our end; -1 when closed */

@@ -20,7 +20,7 @@
  * that reused the PID from ours; for the second, collect() is also polled
  * every recheck_interval_ms, so a watch never hangs.  See docs/design.md.
  */
-#include "spawn-private.h"
+#include "backend.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
  * as spawn_process_get_exit_code() always did, so a binding cannot crash
  * the program by asking too early (docs/process.md).
  */
-#include "spawn-process-private.h"
+#include "process-private.h"
 
 /**
  * spawn_process_get_if_exited:

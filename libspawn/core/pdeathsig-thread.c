@@ -22,7 +22,7 @@
  * with ours and refuses the spawn on any difference (ThreadState), and
  * copies what the child can set itself before exec (affinity, nice).
  */
-#include "spawn-private.h"
+#include "backend.h"
 
 #include <errno.h>
 #include <pthread.h>

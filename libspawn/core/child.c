@@ -5,7 +5,7 @@
  * has run.  Backends that cannot always be woken (sigchld) are also
  * rechecked on a timer.
  */
-#include "spawn-private.h"
+#include "backend.h"
 
 #include <errno.h>
 #include <poll.h>
