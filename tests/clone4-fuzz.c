@@ -60,7 +60,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../libspawn/base/clone4.h"
+#include "../libspawn/backends/clone4.h"
 #include "proc-scan.h"
 
 #define NR_CLONE4 SPAWN_NR_CLONE4

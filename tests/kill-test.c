@@ -8,7 +8,7 @@
  * expected:
  *   clonefd with CLONE_FD_AUTOKILL: the kernel kills them (all gone);
  *   clonefd on a series without it, pidfd, sigchld: PR_SET_PDEATHSIG from
- *   the library's launcher thread kills them (all gone).
+ *   the library's pdeathsig thread kills them (all gone).
  * The /pdeathsig variants force the PR_SET_PDEATHSIG path
  * (LIBSPAWN_KILL_ON_CLOSE=pdeathsig), so that a kernel with the flag also
  * tests the fallback.
@@ -550,7 +550,7 @@ failure_case (gconstpointer data, gboolean force_pdeathsig)
     return;
   if (force_pdeathsig)
     g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
-  /* Once, so that the probes and the launcher thread are in place; waited
+  /* Once, so that the probes and the pdeathsig thread are in place; waited
    * for, not dropped running: the reaper would close its fd later, while
    * we count. */
   {
@@ -599,7 +599,7 @@ test_exec_failure (gconstpointer data)
 static void
 test_exec_failure_pdeathsig (gconstpointer data)
 {
-  g_test_summary ("As exec-failure, through the PR_SET_PDEATHSIG launcher "
+  g_test_summary ("As exec-failure, through the PR_SET_PDEATHSIG "
                   "thread");
   failure_case (data, TRUE);
 }
@@ -678,7 +678,7 @@ run_in_new_pidns (int (*body) (void))
   return WIFEXITED (status) ? WEXITSTATUS (status) : 1;
 }
 
-/* PID 1 of a namespace: start the launcher (it records PID 1), then
+/* PID 1 of a namespace: start the pdeathsig thread (it records PID 1), then
  * fork() into another new namespace, where the child is PID 1 too. */
 static int
 fork_body (void)
@@ -691,9 +691,9 @@ fork_body (void)
 static void
 test_fork (gconstpointer data)
 {
-  g_test_summary ("A fork() of an application that has the launcher thread "
+  g_test_summary ("A fork() of an application that has the pdeathsig thread "
                   "starts one of its own, even where its PID is the PID "
-                  "the launcher was started in (pthread_atfork path); "
+                  "the pdeathsig thread was started in (pthread_atfork path); "
                   "the kill-on-close child runs");
   if (getuid () != 0)
     {
@@ -742,7 +742,7 @@ spawn_confined (gpointer data)
 
 static void
 confined_case_full (gconstpointer data, gboolean (*confine) (void),
-                    gboolean launcher_first)
+                    gboolean pdeathsig_first)
 {
   ConfinedJob job = { confine, NULL, NULL };
   int fds;
@@ -750,12 +750,12 @@ confined_case_full (gconstpointer data, gboolean (*confine) (void),
   if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
-  if (launcher_first)
-    /* The launcher thread exists, unconfined, and the probes are done. */
+  if (pdeathsig_first)
+    /* The pdeathsig thread exists, unconfined, and the probes are done. */
     g_assert_cmpint (spawn_exit7 (), ==, 0);
   else
     {
-      /* The probes and the reaper, but no launcher yet. */
+      /* The probes and the reaper, but no pdeathsig thread yet. */
       const char *argv[] = { testutil_helper, "exit", "0", NULL };
       GError *error = NULL;
       SpawnChild *child;
@@ -774,11 +774,11 @@ confined_case_full (gconstpointer data, gboolean (*confine) (void),
   g_assert_null (job.child);
   g_assert_error (job.error, SPAWN_ERROR, SPAWN_ERROR_PERM);
   g_test_message ("%s", job.error->message);
-  g_assert_nonnull (strstr (job.error->message, "launcher"));
+  g_assert_nonnull (strstr (job.error->message, "pdeathsig thread"));
   g_clear_error (&job.error);
   g_assert_cmpint (testutil_count_fds (), ==, fds);
   testutil_assert_no_children ();
-  /* And the launcher (started now, if it was not) serves a thread that
+  /* And the pdeathsig thread (started now, if it was not) serves a thread that
    * shares its state. */
   g_assert_cmpint (spawn_exit7 (), ==, 0);
 }
@@ -801,11 +801,11 @@ test_no_new_privs (gconstpointer data)
 {
   g_test_summary ("A thread that set no_new_privs (per thread) cannot have "
                   "its kill-on-close child started, without the flag, by "
-                  "the launcher thread: a clear error, no fd, no child");
+                  "the pdeathsig thread: a clear error, no fd, no child");
   confined_case (data, set_no_new_privs);
 }
 
-/* An allow-all filter: a filter all the same, which the launcher lacks. */
+/* An allow-all filter: a filter all the same, which the pdeathsig thread lacks. */
 static gboolean
 install_seccomp (void)
 {
@@ -826,7 +826,7 @@ test_seccomp (gconstpointer data)
 {
   g_test_summary ("A thread that installed a seccomp filter (without TSYNC) "
                   "does not get an unfiltered kill-on-close child from the "
-                  "launcher thread: a clear error, no fd, no child");
+                  "pdeathsig thread: a clear error, no fd, no child");
   confined_case (data, install_seccomp);
 }
 
@@ -843,7 +843,7 @@ static void
 test_pidns (gconstpointer data)
 {
   g_test_summary ("A thread that did unshare(CLONE_NEWPID) would have its "
-                  "kill-on-close child in the launcher's PID namespace: "
+                  "kill-on-close child in the pdeathsig thread's PID namespace: "
                   "a clear error, no fd, no child");
   if (getuid () != 0)
     {
@@ -857,7 +857,7 @@ static void
 test_pidns_first (gconstpointer data)
 {
   g_test_summary ("A thread that did unshare(CLONE_NEWPID) before the "
-                  "launcher thread exists cannot start it (the kernel "
+                  "pdeathsig thread exists cannot start it (the kernel "
                   "refuses a thread there): a clear error, no fd, no "
                   "child");
   if (getuid () != 0)
@@ -927,7 +927,7 @@ kill_and_reap (SpawnChild *child)
   testutil_assert_no_children ();
 }
 
-/* A child started by the launcher from a worker thread that first set
+/* A child started by the pdeathsig thread from a worker thread that first set
  * its affinity to @pin_cpu only (>= 0), or else its nice value to 7:
  * check the child has it. */
 static void
@@ -940,7 +940,7 @@ copied_case (int pin_cpu)
   g_autofree char *expect = NULL;
 
   g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
-  /* The launcher exists, with this thread's (all) CPUs and nice 0. */
+  /* The pdeathsig thread exists, with this thread's (all) CPUs and nice 0. */
   g_assert_cmpint (spawn_exit7 (), ==, 0);
   g_thread_join (g_thread_new ("pinned", spawn_pinned, &job));
   g_assert_no_error (job.error);
@@ -969,9 +969,9 @@ test_affinity (gconstpointer data)
   cpu_set_t set;
   int cpu, last = -1;
 
-  g_test_summary ("A kill-on-close child started by the launcher thread "
+  g_test_summary ("A kill-on-close child started by the pdeathsig thread "
                   "has its spawning thread's CPU affinity, not the "
-                  "launcher's");
+                  "pdeathsig thread's");
   /* Here, not in the subprocess: a skip there is its failure. */
   g_assert_cmpint (sched_getaffinity (0, sizeof (set), &set), ==, 0);
   if (CPU_COUNT (&set) < 2)
@@ -990,9 +990,9 @@ test_affinity (gconstpointer data)
 static void
 test_nice (gconstpointer data)
 {
-  g_test_summary ("A kill-on-close child started by the launcher thread "
+  g_test_summary ("A kill-on-close child started by the pdeathsig thread "
                   "has its spawning thread's nice value, not the "
-                  "launcher's");
+                  "pdeathsig thread's");
   if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   copied_case (-1);
@@ -1019,8 +1019,8 @@ test_nice_unprivileged (gconstpointer data)
   GThread *thread;
 
   g_test_summary ("Without the right to raise a priority, a thread at nice "
-                  "0 still gets its kill-on-close child when the launcher "
-                  "thread runs at nice 7: the child keeps the launcher's "
+                  "0 still gets its kill-on-close child when the pdeathsig thread "
+                  "thread runs at nice 7: the child keeps the pdeathsig thread's "
                   "value instead of failing to start");
   if (getuid () == 0 && !helper_reachable_by_nobody ())
     {
@@ -1038,7 +1038,7 @@ test_nice_unprivileged (gconstpointer data)
   g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
   job.go = g_async_queue_new ();
   thread = g_thread_new ("nice-0", spawn_when_told, &job);
-  /* The launcher is born from this thread, at nice 7. */
+  /* The pdeathsig thread is born from this thread, at nice 7. */
   g_assert_cmpint (setpriority (PRIO_PROCESS, 0, 7), ==, 0);
   g_assert_cmpint (spawn_exit7 (), ==, 0);
   g_async_queue_push (job.go, GINT_TO_POINTER (1));

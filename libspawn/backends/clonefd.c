@@ -8,7 +8,7 @@
  * Kill-on-close is CLONE_FD_AUTOKILL: the kernel kills the child when the
  * last reference to the fd's open file description goes, whoever holds it
  * and however the holder dies.  A series without the flag answers EINVAL,
- * and spawn.c falls back on PR_SET_PDEATHSIG (spawn-launcher.c).
+ * and the core falls back on PR_SET_PDEATHSIG (core/pdeathsig-thread.c).
  */
 #include "backend.h"
 #include "clone4.h"
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 /* clone4's own answer: -ENOSYS, -EPERM, -EINVAL mean not here; others
- * (EMFILE...) are passing failures, not cached by spawn.c. */
+ * (EMFILE...) are passing failures, not cached by the core. */
 static int
 clonefd_probe (void)
 {
@@ -36,7 +36,7 @@ clonefd_probe_kill_on_close (void)
 }
 
 static int
-clonefd_start (SpawnChild *child, SpawnLaunch *launch, void *stack,
+clonefd_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
                gsize stack_size)
 {
   struct spawn_clone4_args args = { 0 };
@@ -51,8 +51,8 @@ clonefd_start (SpawnChild *child, SpawnLaunch *launch, void *stack,
   args.clonefd_flags = O_CLOEXEC | O_NONBLOCK;
   pid = _spawn_clone4_run (CLONE_VM | CLONE_VFORK | SPAWN_CLONE_FD |
                            SPAWN_CLONE_AUTOREAP |
-                           (launch->kernel_kill_on_close ? SPAWN_CLONE_FD_AUTOKILL : 0),
-                           &args, sizeof (args), _spawn_child_main, launch);
+                           (plan->kernel_kill_on_close ? SPAWN_CLONE_FD_AUTOKILL : 0),
+                           &args, sizeof (args), _spawn_exec_child, plan);
   if (pid < 0)
     return pid;
   child->pid = pid;
@@ -126,9 +126,7 @@ clonefd_send_signal (SpawnChild *child, int signum)
 {
   /* The kernel takes the clone fd where it takes a pidfd: the signal goes
    * to this process or nowhere (ESRCH), never to a recycled PID. */
-  if (syscall (SYS_pidfd_send_signal, child->fd, signum, NULL, 0) < 0)
-    return -errno;
-  return 0;
+  return _spawn_fd_send_signal (child->fd, signum);
 }
 
 static void

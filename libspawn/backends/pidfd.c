@@ -9,7 +9,7 @@
  * status then (not the CPU times); before, the watch ends with
  * SPAWN_ERROR_STATUS_LOST.
  *
- * Kill-on-close: PR_SET_PDEATHSIG from spawn.c's launcher thread.  Linux
+ * Kill-on-close: PR_SET_PDEATHSIG from the core's pdeathsig thread.  Linux
  * 7.1's CLONE_PIDFD_AUTOKILL is not used: it needs CLONE_AUTOREAP, which
  * would take waitid(P_PIDFD) and with it the CPU times away from this
  * backend, and CLONE_NNP or CAP_SYS_ADMIN; imposing no_new_privs would
@@ -50,7 +50,7 @@ sys_waitid (int fd, siginfo_t *si, int options, struct rusage *ru)
 
 /* -ENOSYS (no pidfd_open), -EPERM (seccomp) or -EINVAL (no P_PIDFD):
  * not on this kernel.  Anything else (EMFILE, ENFILE, ENOMEM) is this
- * attempt failing, which spawn.c reports and does not cache. */
+ * attempt failing, which the core reports and does not cache. */
 static int
 pidfd_probe (void)
 {
@@ -71,15 +71,15 @@ pidfd_probe (void)
 }
 
 static int
-pidfd_start (SpawnChild *child, SpawnLaunch *launch, void *stack,
+pidfd_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
              gsize stack_size)
 {
   int fd = -1;
   pid_t pid;
 
   /* CLONE_PIDFD's fd is close-on-exec. */
-  pid = clone (_spawn_child_main, (char *) stack + stack_size,
-               CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, launch, &fd);
+  pid = clone (_spawn_exec_child, (char *) stack + stack_size,
+               CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, plan, &fd);
   if (pid < 0)
     return -errno;
   child->pid = pid;
@@ -164,9 +164,7 @@ pidfd_collect (SpawnChild *child, SpawnExitInfo *info)
 static int
 pidfd_send_signal (SpawnChild *child, int signum)
 {
-  if (syscall (SYS_pidfd_send_signal, child->fd, signum, NULL, 0) < 0)
-    return -errno;
-  return 0;
+  return _spawn_fd_send_signal (child->fd, signum);
 }
 
 static void

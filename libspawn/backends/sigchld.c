@@ -304,7 +304,7 @@ has_ended (pid_t pid)
 }
 
 static int
-sigchld_start (SpawnChild *child, SpawnLaunch *launch, void *stack,
+sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
                gsize stack_size)
 {
   Entry *e = NULL;
@@ -317,8 +317,8 @@ sigchld_start (SpawnChild *child, SpawnLaunch *launch, void *stack,
   install_handler ();
 
   atomic_fetch_add (&spawning, 1);
-  pid = clone (_spawn_child_main, (char *) stack + stack_size,
-               CLONE_VM | CLONE_VFORK | SIGCHLD, launch);
+  pid = clone (_spawn_exec_child, (char *) stack + stack_size,
+               CLONE_VM | CLONE_VFORK | SIGCHLD, plan);
   if (pid < 0)
     {
       err = -errno;
@@ -406,13 +406,10 @@ sigchld_send_signal (SpawnChild *child, int signum)
   fd = syscall (SYS_pidfd_open, child->pid, 0);
   if (!still_ours (e, child->pid))
     err = -ESRCH;
+  /* The pidfd was opened before the check that its PID is still ours,
+   * so it is ours: a recycled PID cannot be handed back. */
   else if (fd >= 0)
-    {
-      /* The pidfd was opened before the check that its PID is still ours,
-       * so it is ours: a recycled PID cannot be handed back. */
-      if (syscall (SYS_pidfd_send_signal, fd, signum, NULL, 0) < 0)
-        err = -errno;
-    }
+    err = _spawn_fd_send_signal (fd, signum);
   /* ### RACE: without pidfd_open (before 5.3), a thief reaping our child
    * and a fork reusing its PID between the check and kill() would let the
    * signal reach the newcomer. */

@@ -1,4 +1,4 @@
-/* spawn-child.c - the child's side, between clone and exec
+/* exec-child.c - the child's side, between clone and exec
  *
  * Everything here runs in a child that shares the parent's memory while the
  * parent is suspended (CLONE_VM | CLONE_VFORK), with every signal blocked.
@@ -6,7 +6,7 @@
  * stdio.  The child even shares the parent thread's TLS, errno included:
  * the parent saves its errno around the clone.
  */
-#include "backend.h"
+#include "base.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,7 +24,7 @@
 #endif
 
 G_GNUC_NORETURN static void
-report (const SpawnLaunch *l, SpawnChildStep step, int errnum)
+exec_report (const SpawnExecPlan *l, SpawnExecStep step, int errnum)
 {
   /* Our parent's memory: it reads this when we are gone. */
   l->report->step = step;
@@ -95,7 +95,7 @@ cloexec_from_3 (void)
 /* Move @fd out of the range of every target, so that placing one
  * descriptor never overwrites the source of another. */
 static int
-lift (const SpawnLaunch *l, int fd, int floor)
+lift (const SpawnExecPlan *l, int fd, int floor)
 {
   int moved;
 
@@ -103,22 +103,22 @@ lift (const SpawnLaunch *l, int fd, int floor)
     return fd;
   moved = fcntl (fd, F_DUPFD_CLOEXEC, floor);
   if (moved < 0)
-    report (l, SPAWN_CHILD_STEP_FDS, errno);
+    exec_report (l, SPAWN_EXEC_STEP_FDS, errno);
   return moved;
 }
 
 /* Every source has been lifted above every target, so @from != @to, and
  * dup2() leaves the new descriptor without FD_CLOEXEC. */
 static void
-place (const SpawnLaunch *l, int from, int to)
+place (const SpawnExecPlan *l, int from, int to)
 {
   while (dup2 (from, to) < 0)
     if (errno != EINTR)
-      report (l, SPAWN_CHILD_STEP_FDS, errno);
+      exec_report (l, SPAWN_EXEC_STEP_FDS, errno);
 }
 
 static void
-setup_fds (SpawnLaunch *l)
+setup_fds (SpawnExecPlan *l)
 {
   int floor = MAX (l->max_target_fd, 2) + 1;
   int stdio[3];
@@ -151,7 +151,7 @@ setup_fds (SpawnLaunch *l)
             {
               devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
               if (devnull < 0)
-                report (l, SPAWN_CHILD_STEP_FDS, errno);
+                exec_report (l, SPAWN_EXEC_STEP_FDS, errno);
               devnull = lift (l, devnull, floor);
             }
           place (l, devnull, fd);
@@ -166,7 +166,7 @@ setup_fds (SpawnLaunch *l)
 /* execve, and for a script without #! (ENOEXEC) the shell, as execvp and
  * g_spawn do.  Returns only on failure, with the errno to report. */
 static int
-try_exec (const SpawnLaunch *l, const char *path)
+try_exec (const SpawnExecPlan *l, const char *path)
 {
   execve (path, l->argv, l->envp);
   if (errno == ENOEXEC && l->shell_argv != NULL)
@@ -179,7 +179,7 @@ try_exec (const SpawnLaunch *l, const char *path)
 }
 
 static int
-exec_search_path (const SpawnLaunch *l)
+exec_search_path (const SpawnExecPlan *l)
 {
   gsize file_len = strlen (l->file);
   gboolean saw_eacces = FALSE;
@@ -226,29 +226,29 @@ exec_search_path (const SpawnLaunch *l)
 }
 
 int
-_spawn_child_main (void *data)
+_spawn_exec_child (void *data)
 {
-  SpawnLaunch *l = data;
+  SpawnExecPlan *l = data;
   int err;
 
   reset_signal_handlers ();
   setup_fds (l);
   if (l->working_directory != NULL && chdir (l->working_directory) < 0)
-    report (l, SPAWN_CHILD_STEP_CHDIR, errno);
-  /* The caller's, where the launcher thread's differed: before
+    exec_report (l, SPAWN_EXEC_STEP_CHDIR, errno);
+  /* The caller's, where the pdeathsig thread's differed: before
    * child_setup, which may want to change them again. */
   if (l->set_affinity && sched_setaffinity (0, sizeof (l->affinity), &l->affinity) < 0)
-    report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, errno);
+    exec_report (l, SPAWN_EXEC_STEP_AFFINITY, errno);
   /* Best effort: raising the priority back to the caller's needs
    * CAP_SYS_NICE or RLIMIT_NICE; without them the child keeps the
-   * launcher's (lower) priority rather than not starting. */
+   * pdeathsig thread's (lower) priority rather than not starting. */
   if (l->set_nice && setpriority (PRIO_PROCESS, 0, l->nice) < 0 &&
       errno != EACCES && errno != EPERM)
-    report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, errno);
+    exec_report (l, SPAWN_EXEC_STEP_NICE, errno);
   if (l->child_setup != NULL)
     l->child_setup (l->child_setup_data);
   /* Kill-on-close without the kernel's help: die with the thread that
-   * cloned us, which is our launcher thread and ends only with the
+   * cloned us, which is our pdeathsig thread and ends only with the
    * process.  After child_setup: a change of euid, egid, fsuid or fsgid
    * there (dropping privileges, the usual use) makes commit_creds()
    * clear the setting.  If the process died before the prctl, we were
@@ -258,9 +258,9 @@ _spawn_child_main (void *data)
   if (l->pdeathsig)
     {
       if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
-        report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, errno);
+        exec_report (l, SPAWN_EXEC_STEP_KILL_ON_CLOSE, errno);
       if (getppid () != l->parent_pid)
-        report (l, SPAWN_CHILD_STEP_KILL_ON_CLOSE, ESRCH);
+        exec_report (l, SPAWN_EXEC_STEP_KILL_ON_CLOSE, ESRCH);
     }
   sigprocmask (SIG_SETMASK, &l->parent_mask, NULL);
 
@@ -271,5 +271,26 @@ _spawn_child_main (void *data)
     err = exec_search_path (l);
   else
     err = try_exec (l, l->file);
-  report (l, SPAWN_CHILD_STEP_EXEC, err);
+  exec_report (l, SPAWN_EXEC_STEP_EXEC, err);
+}
+
+const char *
+_spawn_exec_step_describe (SpawnExecStep step)
+{
+  switch (step)
+    {
+    case SPAWN_EXEC_STEP_CHDIR:
+      return "Failed to change to directory";
+    case SPAWN_EXEC_STEP_FDS:
+      return "Failed to set up file descriptors for";
+    case SPAWN_EXEC_STEP_AFFINITY:
+      return "Failed to give the caller's CPU affinity to";
+    case SPAWN_EXEC_STEP_NICE:
+      return "Failed to give the caller's nice value to";
+    case SPAWN_EXEC_STEP_KILL_ON_CLOSE:
+      return "Failed to set up kill-on-close for";
+    case SPAWN_EXEC_STEP_EXEC:
+    default:
+      return "Failed to execute child process";
+    }
 }

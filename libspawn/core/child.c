@@ -1,25 +1,49 @@
-/* spawn-watch.c - the child-watch GSource, blocking waits and the reaper
+/* child.c - SpawnChild: the handle, its watch, and the reaper
  *
- * The source polls the child's fd and collects (reads the exit info, or
- * reaps) only in dispatch, so the PID stays the child's until the callback
- * has run.  Backends that cannot always be woken (sigchld) are also
- * rechecked on a timer.
+ * A SpawnChild is what spawn_async_fd() returns: the PID, the process fd,
+ * and once collected how the child ended.  Collecting (reading the exit
+ * info, or reaping) happens once, under the child's lock, and only when
+ * someone asks: a watch's dispatch, a wait, SpawnProcess.  The watch
+ * polls the child's fd (and, for backends that cannot always be woken,
+ * rechecks on a timer), so the PID stays the child's until its callback
+ * has run.  A child whose last handle goes while it runs is handed to
+ * the reaper, a private thread that watches it to its end (pidfd and
+ * sigchld backends; with clonefd the kernel reaps it).
  */
-#include "backend.h"
+#include "core-private.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+
+/* Collects once, under the child's lock; 0, -EAGAIN or -ECHILD. */
+static int
+child_collect (SpawnChild *child)
+{
+  int err;
+
+  g_mutex_lock (&child->lock);
+  if (!child->collected)
+    {
+      err = child->ops->collect (child, &child->info);
+      if (err != -EAGAIN)
+        {
+          child->collect_error = err;
+          g_atomic_int_set (&child->collected, TRUE);
+        }
+    }
+  err = child->collected ? child->collect_error : -EAGAIN;
+  g_mutex_unlock (&child->lock);
+  return err;
+}
 
 typedef struct {
   GSource source;
   SpawnChild *child;
-  gpointer tag;
 } SpawnChildWatch;
 
 static void
-schedule_recheck (SpawnChildWatch *w)
+child_watch_schedule_recheck (SpawnChildWatch *w)
 {
   guint ms = w->child->ops->recheck_interval_ms;
 
@@ -29,7 +53,7 @@ schedule_recheck (SpawnChildWatch *w)
 }
 
 static gboolean
-watch_prepare (GSource *source, gint *timeout)
+child_watch_prepare (GSource *source, gint *timeout)
 {
   SpawnChildWatch *w = (SpawnChildWatch *) source;
 
@@ -39,17 +63,17 @@ watch_prepare (GSource *source, gint *timeout)
 }
 
 static gboolean
-watch_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
+child_watch_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
 {
   SpawnChildWatch *w = (SpawnChildWatch *) source;
   SpawnChildWatchFunc func = (SpawnChildWatchFunc) (void (*) (void)) callback;
   GError *error = NULL;
   int err;
 
-  err = _spawn_child_collect (w->child);
+  err = child_collect (w->child);
   if (err == -EAGAIN)
     {
-      schedule_recheck (w);
+      child_watch_schedule_recheck (w);
       return G_SOURCE_CONTINUE;
     }
   if (err < 0)
@@ -61,17 +85,17 @@ watch_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
 }
 
 static void
-watch_finalize (GSource *source)
+child_watch_finalize (GSource *source)
 {
   SpawnChildWatch *w = (SpawnChildWatch *) source;
 
   spawn_child_unref (w->child);
 }
 
-static GSourceFuncs watch_funcs = {
-  .prepare = watch_prepare,
-  .dispatch = watch_dispatch,
-  .finalize = watch_finalize,
+static GSourceFuncs child_watch_funcs = {
+  .prepare = child_watch_prepare,
+  .dispatch = child_watch_dispatch,
+  .finalize = child_watch_finalize,
 };
 
 /**
@@ -95,15 +119,15 @@ spawn_child_watch_source_new (SpawnChild *child)
   g_return_val_if_fail (child != NULL, NULL);
   g_return_val_if_fail (child->fd >= 0, NULL);
 
-  source = g_source_new (&watch_funcs, sizeof (SpawnChildWatch));
+  source = g_source_new (&child_watch_funcs, sizeof (SpawnChildWatch));
   w = (SpawnChildWatch *) source;
   w->child = spawn_child_ref (child);
-  w->tag = g_source_add_unix_fd (source, child->fd, G_IO_IN);
+  g_source_add_unix_fd (source, child->fd, G_IO_IN);
   name = g_strdup_printf ("libspawn child watch (pid %d, %s)", (int) child->pid,
                           child->ops->name);
   g_source_set_name (source, name);
   g_free (name);
-  schedule_recheck (w);
+  child_watch_schedule_recheck (w);
   return source;
 }
 
@@ -158,219 +182,12 @@ spawn_child_watch_add (SpawnChild *child, SpawnChildWatchFunc function,
                                      NULL);
 }
 
-/**
- * spawn_child_wait:
- * @child: a child
- * @info: (out caller-allocates) (optional): how it ended
- * @cancellable: (nullable): a #GCancellable
- * @error: return location for a #GError
- *
- * Blocks until @child has ended, by polling its fd (and @cancellable's):
- * no main loop runs.  Cancelling returns %G_IO_ERROR_CANCELLED and leaves
- * @child as it was, running and not collected: it can be waited for again.
- * A @cancellable cancelled before the call fails it at once, whether the
- * child has ended or not.
- *
- * Returns: %TRUE with @info filled, or %FALSE with %G_IO_ERROR_CANCELLED,
- *   or %SPAWN_ERROR_STATUS_LOST when someone else took the status
- */
-gboolean
-spawn_child_wait (SpawnChild *child, SpawnExitInfo *info, GCancellable *cancellable,
-                  GError **error)
-{
-  struct pollfd pfd[2];
-  GPollFD cancel_fd;
-  gboolean cancelled = FALSE;
-  nfds_t n = 1;
-  int timeout;
-  int err = 0;
-
-  g_return_val_if_fail (child != NULL, FALSE);
-  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  timeout = child->ops->recheck_interval_ms ? (int) child->ops->recheck_interval_ms : -1;
-  pfd[0].fd = child->fd;
-  pfd[0].events = POLLIN;
-  if (g_cancellable_make_pollfd (cancellable, &cancel_fd))
-    {
-      pfd[1].fd = cancel_fd.fd;
-      pfd[1].events = POLLIN;
-      n = 2;
-    }
-  for (;;)
-    {
-      /* Before collecting: a cancelled wait must not take the status
-       * (sigchld and pidfd reap in collect), so that a later one gets it. */
-      if (g_cancellable_is_cancelled (cancellable))
-        {
-          cancelled = TRUE;
-          break;
-        }
-      err = _spawn_child_collect (child);
-      if (err != -EAGAIN)
-        break;
-      poll (pfd, n, timeout);
-    }
-  if (n == 2)
-    g_cancellable_release_fd (cancellable);
-  if (cancelled)
-    return !g_cancellable_set_error_if_cancelled (cancellable, error);
-  if (err < 0)
-    {
-      g_propagate_error (error, _spawn_error_new (-err, "Process %d", (int) child->pid));
-      return FALSE;
-    }
-  if (info != NULL)
-    *info = child->info;
-  return TRUE;
-}
-
-/* spawn_child_wait_async(): a child watch and, with a cancellable, a
- * cancellable source, both on the task's context; whichever dispatches
- * first destroys the other and returns the task.  Both run in the one
- * thread that runs that context, so they cannot race. */
-typedef struct {
-  SpawnChild *child;
-  GSource *watch;
-  GSource *cancel;
-  SpawnExitInfo info;
-} ChildWait;
-
-static void
-child_wait_free (gpointer data)
-{
-  ChildWait *w = data;
-
-  /* Both sources are destroyed before the task can go (each holds a
-   * reference on it until then); these are our own references. */
-  g_clear_pointer (&w->watch, g_source_unref);
-  g_clear_pointer (&w->cancel, g_source_unref);
-  spawn_child_unref (w->child);
-  g_free (w);
-}
-
-static void
-child_wait_exited (SpawnChild *child G_GNUC_UNUSED, const SpawnExitInfo *info,
-                   const GError *error, gpointer data)
-{
-  GTask *task = data;
-  ChildWait *w = g_task_get_task_data (task);
-
-  if (w->cancel != NULL)
-    g_source_destroy (w->cancel);
-  if (error != NULL)
-    g_task_return_error (task, g_error_copy (error));
-  else
-    {
-      w->info = *info;
-      g_task_return_boolean (task, TRUE);
-    }
-}
-
-static gboolean
-child_wait_cancelled (GCancellable *cancellable G_GNUC_UNUSED, gpointer data)
-{
-  GTask *task = data;
-  ChildWait *w = g_task_get_task_data (task);
-
-  /* Nothing was collected: the child can be waited for again. */
-  g_source_destroy (w->watch);
-  g_task_return_error_if_cancelled (task);
-  return G_SOURCE_REMOVE;
-}
-
-/**
- * spawn_child_wait_async:
- * @child: a child
- * @cancellable: (nullable): a #GCancellable
- * @callback: (scope async): called once @child has ended, or the wait was
- *   cancelled
- * @user_data: data for @callback
- *
- * Waits for @child without blocking: @callback runs in the thread-default
- * main context of the caller, where spawn_child_wait_finish() gives the
- * result.  This is spawn_child_watch_add() shaped as a GIO async call; it
- * holds a reference on @child until then.  Cancelling does not signal the
- * child: the callback gets %G_IO_ERROR_CANCELLED and @child can be waited
- * for again.
- */
-void
-spawn_child_wait_async (SpawnChild *child, GCancellable *cancellable,
-                        GAsyncReadyCallback callback, gpointer user_data)
-{
-  GMainContext *context;
-  ChildWait *w;
-  GTask *task;
-
-  g_return_if_fail (child != NULL);
-  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
-
-  task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (task, spawn_child_wait_async);
-  g_task_set_name (task, "spawn_child_wait_async");
-  w = g_new0 (ChildWait, 1);
-  w->child = spawn_child_ref (child);
-  g_task_set_task_data (task, w, child_wait_free);
-  if (g_task_return_error_if_cancelled (task))
-    {
-      g_object_unref (task);
-      return;
-    }
-  context = g_task_get_context (task);
-  w->watch = spawn_child_watch_source_new (child);
-  g_source_set_callback (w->watch, (GSourceFunc) (void (*) (void)) child_wait_exited,
-                         g_object_ref (task), g_object_unref);
-  g_source_attach (w->watch, context);
-  if (cancellable != NULL)
-    {
-      w->cancel = g_cancellable_source_new (cancellable);
-      g_source_set_callback (w->cancel, (GSourceFunc) (void (*) (void)) child_wait_cancelled,
-                             g_object_ref (task), g_object_unref);
-      g_source_attach (w->cancel, context);
-    }
-  g_object_unref (task);
-}
-
-/**
- * spawn_child_wait_finish:
- * @child: the child given to spawn_child_wait_async()
- * @result: the #GAsyncResult the callback got
- * @info: (out caller-allocates) (optional): how it ended
- * @error: return location for a #GError
- *
- * Finishes spawn_child_wait_async().
- *
- * Returns: %TRUE with @info filled, or %FALSE with %G_IO_ERROR_CANCELLED
- *   or %SPAWN_ERROR_STATUS_LOST
- */
-gboolean
-spawn_child_wait_finish (SpawnChild *child, GAsyncResult *result, SpawnExitInfo *info,
-                         GError **error)
-{
-  ChildWait *w;
-
-  g_return_val_if_fail (child != NULL, FALSE);
-  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == spawn_child_wait_async,
-                        FALSE);
-  w = g_task_get_task_data (G_TASK (result));
-  g_return_val_if_fail (w->child == child, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  if (!g_task_propagate_boolean (G_TASK (result), error))
-    return FALSE;
-  if (info != NULL)
-    *info = w->info;
-  return TRUE;
-}
-
 /* The reaper: children whose last handle went while they ran.  Watched
  * on a private context in a thread of our own, started on first use. */
 static GMainContext *reaper_context;
 
 static gpointer
-reaper_thread (gpointer data)
+child_reaper_thread (gpointer data)
 {
   GMainLoop *loop = g_main_loop_new (data, FALSE);
 
@@ -379,15 +196,16 @@ reaper_thread (gpointer data)
 }
 
 static void
-reaped (SpawnChild          *child G_GNUC_UNUSED,
+child_reaped (SpawnChild          *child G_GNUC_UNUSED,
         const SpawnExitInfo *info G_GNUC_UNUSED,
         const GError        *error G_GNUC_UNUSED,
         gpointer             data G_GNUC_UNUSED)
 {
 }
 
-void
-_spawn_reaper_adopt (SpawnChild *child)
+/* Takes over @child's reference. */
+static void
+child_reaper_adopt (SpawnChild *child)
 {
   static gsize started;
   GSource *source;
@@ -403,15 +221,201 @@ _spawn_reaper_adopt (SpawnChild *child)
        * of the thread that happens to drop the first child. */
       sigfillset (&all);
       pthread_sigmask (SIG_SETMASK, &all, &saved);
-      g_thread_unref (g_thread_new ("libspawn-reaper", reaper_thread,
+      g_thread_unref (g_thread_new ("libspawn-reaper", child_reaper_thread,
                                     reaper_context));
       pthread_sigmask (SIG_SETMASK, &saved, NULL);
       g_once_init_leave (&started, 1);
     }
   source = spawn_child_watch_source_new (child);
-  g_source_set_callback (source, (GSourceFunc) (void (*) (void)) reaped, NULL, NULL);
+  g_source_set_callback (source, (GSourceFunc) (void (*) (void)) child_reaped, NULL, NULL);
   g_source_attach (source, reaper_context);
   g_source_unref (source);
   /* The source holds its own reference now. */
   spawn_child_unref (child);
+}
+
+void
+_spawn_child_keep_alive (SpawnChild *child)
+{
+  child_reaper_adopt (spawn_child_ref (child));
+}
+
+/**
+ * SpawnChild: (ref-func spawn_child_ref) (unref-func spawn_child_unref)
+ *
+ * A handle to a child started by spawn_async_fd(): its PID, its process
+ * fd, and its exit once it has ended.  Reference-counted and thread-safe.
+ */
+G_DEFINE_BOXED_TYPE (SpawnChild, spawn_child, spawn_child_ref, spawn_child_unref)
+
+SpawnChild *
+_spawn_child_new (const SpawnBackendOps *ops, gboolean kill_on_close)
+{
+  SpawnChild *child = g_new0 (SpawnChild, 1);
+
+  child->ref_count = 1;
+  child->ops = ops;
+  child->fd = -1;
+  child->kill_on_close = kill_on_close;
+  g_mutex_init (&child->lock);
+  return child;
+}
+
+/**
+ * spawn_child_ref:
+ * @child: a child
+ *
+ * Takes a reference to @child.
+ *
+ * Returns: (transfer full): @child
+ */
+SpawnChild *
+spawn_child_ref (SpawnChild *child)
+{
+  g_return_val_if_fail (child != NULL, NULL);
+
+  g_atomic_int_inc (&child->ref_count);
+  return child;
+}
+
+/**
+ * spawn_child_unref:
+ * @child: (transfer full): a child
+ *
+ * Drops a reference.  The last one does not wait for the process: a child
+ * still running is killed first if it was started with
+ * %SPAWN_CHILD_KILL_ON_CLOSE, then handed to a private reaper thread (pidfd and sigchld
+ * backends) or left to the kernel (clonefd), so it never becomes a zombie.
+ */
+void
+spawn_child_unref (SpawnChild *child)
+{
+  g_return_if_fail (child != NULL);
+
+  if (!g_atomic_int_dec_and_test (&child->ref_count))
+    return;
+  /* Not left to the kernel even where it would do it (clonefd with
+   * AUTOKILL): a fork() of the application may share the fd. */
+  if (child->pid > 0 && child->kill_on_close &&
+      !g_atomic_int_get (&child->collected))
+    {
+      g_mutex_lock (&child->lock);
+      if (!child->collected)
+        child->ops->send_signal (child, SIGKILL);
+      g_mutex_unlock (&child->lock);
+    }
+  if (child->pid > 0 && child->ops->needs_reaping &&
+      !g_atomic_int_get (&child->collected))
+    {
+      /* Resurrected with one reference, which the reaper drops. */
+      g_atomic_int_set (&child->ref_count, 1);
+      child_reaper_adopt (child);
+      return;
+    }
+  if (child->pid > 0)
+    child->ops->finalize (child);
+  g_mutex_clear (&child->lock);
+  g_free (child);
+}
+
+/**
+ * spawn_child_get_pid:
+ * @child: a child
+ *
+ * The child's process ID.  With the clonefd backend the kernel reaps the
+ * child itself, so once it has ended the PID may name another process:
+ * use it for display, use the handle to act on the child.
+ *
+ * Returns: the PID
+ */
+GPid
+spawn_child_get_pid (SpawnChild *child)
+{
+  g_return_val_if_fail (child != NULL, 0);
+  return child->pid;
+}
+
+/**
+ * spawn_child_get_fd:
+ * @child: a child
+ *
+ * The descriptor that turns readable when the child has ended (a clone fd,
+ * a pidfd, or an eventfd woken by the SIGCHLD handler).  It belongs to the
+ * child: poll it, don't read or close it.
+ *
+ * Returns: the descriptor
+ */
+int
+spawn_child_get_fd (SpawnChild *child)
+{
+  g_return_val_if_fail (child != NULL, -1);
+  return child->fd;
+}
+
+/**
+ * spawn_child_get_backend:
+ * @child: a child
+ *
+ * Which backend started @child and watches it.
+ *
+ * Returns: the backend that started @child
+ */
+SpawnBackend
+spawn_child_get_backend (SpawnChild *child)
+{
+  g_return_val_if_fail (child != NULL, SPAWN_BACKEND_AUTO);
+  return child->ops->kind;
+}
+
+int
+_spawn_child_collect (SpawnChild *child, SpawnExitInfo *info)
+{
+  int err = child_collect (child);
+
+  /* Written once, before collected was set: stable from here on. */
+  if (err == 0 && info != NULL)
+    *info = child->info;
+  return err;
+}
+
+guint
+_spawn_child_get_recheck_interval (SpawnChild *child)
+{
+  return child->ops->recheck_interval_ms;
+}
+
+/**
+ * spawn_child_send_signal:
+ * @child: a child
+ * @signum: the signal
+ * @error: return location for a #GError
+ *
+ * Sends @signum to the child, never to a process that reused its PID:
+ * through the clone fd or the pidfd where the backend has one; with the
+ * sigchld backend, only while its PID is still the child's (nobody else
+ * reaped it, same start time; see docs/design.md for the windows a
+ * waitpid(-1) elsewhere still leaves).
+ *
+ * Returns: %TRUE if sent; %FALSE with %SPAWN_ERROR_SRCH if the child has
+ *   already ended
+ */
+gboolean
+spawn_child_send_signal (SpawnChild *child, int signum, GError **error)
+{
+  int err = -ESRCH;
+
+  g_return_val_if_fail (child != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  g_mutex_lock (&child->lock);
+  if (!child->collected)
+    err = child->ops->send_signal (child, signum);
+  g_mutex_unlock (&child->lock);
+  if (err < 0)
+    {
+      g_propagate_error (error, _spawn_error_new (-err, "Cannot signal process %d",
+                                                  (int) child->pid));
+      return FALSE;
+    }
+  return TRUE;
 }

@@ -1,4 +1,4 @@
-/* spawn-launcher.c - the thread that starts kill-on-close children
+/* pdeathsig-thread.c - the thread that starts kill-on-close children
  *
  * Where the kernel cannot kill a child when its handle goes (no clone4
  * CLONE_FD_AUTOKILL), SPAWN_CHILD_KILL_ON_CLOSE falls back on
@@ -6,13 +6,13 @@
  * *thread* exits, not its process: a child started from a worker thread
  * that then ends would be killed with it.  So these children are all
  * started by one thread of ours that never exits; the spawning thread hands
- * it the launch and waits.  The thread lives until the process ends (by
+ * it the plan and waits.  The thread lives until the process ends (by
  * exit, a fatal signal or exec), which is exactly when the children should
  * go.
  *
  * It is born with every signal blocked, like the reaper: process-directed
  * signals must never land in it, and the child it clones inherits that
- * mask until it restores the caller's (launch->parent_mask).
+ * mask until it restores the caller's (plan->parent_mask).
  *
  * The child also inherits this thread's per-thread state, not the
  * caller's: seccomp filters, no_new_privs, capabilities, namespaces
@@ -22,7 +22,7 @@
  * with ours and refuses the spawn on any difference (ThreadState), and
  * copies what the child can set itself before exec (affinity, nice).
  */
-#include "backend.h"
+#include "core-private.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -105,24 +105,24 @@ thread_state_clear (ThreadState *st)
     g_clear_pointer (&st->status[i], g_free);
 }
 
-/* NULL if a child of @launcher's would be as confined as one of
+/* NULL if a child of @ours would be as confined as one of
  * @caller's, else the name of the first thing that differs.  Without
  * /proc (neither could read status) nothing can be compared: that is
  * allowed, as the rest of the library runs without /proc. */
 static const char *
-thread_state_differs (const ThreadState *caller, const ThreadState *launcher)
+thread_state_differs (const ThreadState *caller, const ThreadState *ours)
 {
   gsize i;
 
-  if (caller->have_status != launcher->have_status)
+  if (caller->have_status != ours->have_status)
     return "/proc/thread-self/status";
   for (i = 0; i < G_N_ELEMENTS (status_keys); i++)
-    if (g_strcmp0 (caller->status[i], launcher->status[i]) != 0)
+    if (g_strcmp0 (caller->status[i], ours->status[i]) != 0)
       return status_keys[i];
   for (i = 0; i < G_N_ELEMENTS (link_names); i++)
-    if (caller->link[i].err != launcher->link[i].err ||
-        caller->link[i].dev != launcher->link[i].dev ||
-        caller->link[i].ino != launcher->link[i].ino)
+    if (caller->link[i].err != ours->link[i].err ||
+        caller->link[i].dev != ours->link[i].dev ||
+        caller->link[i].ino != ours->link[i].ino)
       return link_names[i];
   return NULL;
 }
@@ -130,7 +130,7 @@ thread_state_differs (const ThreadState *caller, const ThreadState *launcher)
 typedef struct {
   const SpawnBackendOps *ops;
   SpawnChild *child;
-  SpawnLaunch *launch;
+  SpawnExecPlan *plan;
   void *stack;
   gsize stack_size;
   const ThreadState *caller;
@@ -147,13 +147,13 @@ static Job *pending;     /* at most one job at a time */
  * no such thread and needs its own. */
 static pid_t thread_pid;
 
-/* In the launcher thread: refuse a caller whose confinement we do not
+/* In the pdeathsig thread: refuse a caller whose confinement we do not
  * share, give the child what it can set itself, start it. */
 static int
-run_job (Job *job)
+pdeathsig_run_job (Job *job)
 {
   ThreadState self;
-  SpawnLaunch *l = job->launch;
+  SpawnExecPlan *l = job->plan;
 
   thread_state_capture (&self);
   job->differs = thread_state_differs (job->caller, &self);
@@ -180,7 +180,7 @@ run_job (Job *job)
 }
 
 static void *
-launcher_thread (void *data G_GNUC_UNUSED)
+pdeathsig_thread_main (void *data G_GNUC_UNUSED)
 {
   Job *job;
 
@@ -194,7 +194,7 @@ launcher_thread (void *data G_GNUC_UNUSED)
       g_cond_broadcast (&job_cond); /* room for the next poster */
       g_mutex_unlock (&lock);
 
-      job->result = run_job (job);
+      job->result = pdeathsig_run_job (job);
 
       g_mutex_lock (&lock);
       job->done = TRUE;
@@ -204,27 +204,27 @@ launcher_thread (void *data G_GNUC_UNUSED)
 }
 
 /* A fork() of the application must not find @lock held by a thread it
- * does not have; its launcher thread is started anew (thread_pid). */
+ * does not have; its pdeathsig thread is started anew (thread_pid). */
 static void
-before_fork (void)
+pdeathsig_before_fork (void)
 {
   g_mutex_lock (&lock);
 }
 
 static void
-after_fork_parent (void)
+pdeathsig_after_fork_parent (void)
 {
   g_mutex_unlock (&lock);
 }
 
 /* A job posted in the parent belongs to a thread the child lacks, and
- * so does the launcher thread: clear thread_pid too, or a child that
+ * so does the pdeathsig thread: clear thread_pid too, or a child that
  * later has the parent's PID number (another PID namespace, or PID
  * reuse in a grandchild) would take it for its own and wait forever.
  * A fork by raw syscall runs none of this: the getpid() check in
- * ensure_thread() covers that. */
+ * pdeathsig_thread_ensure() covers that. */
 static void
-after_fork_child (void)
+pdeathsig_after_fork_child (void)
 {
   pending = NULL;
   thread_pid = 0;
@@ -233,7 +233,7 @@ after_fork_child (void)
 
 /* With @lock held.  0, or -errno (EAGAIN: the thread limit). */
 static int
-ensure_thread (void)
+pdeathsig_thread_ensure (void)
 {
   pthread_attr_t attr;
   pthread_t thread;
@@ -246,29 +246,29 @@ ensure_thread (void)
     return 0;
   if (!atfork_done)
     {
-      pthread_atfork (before_fork, after_fork_parent, after_fork_child);
+      pthread_atfork (pdeathsig_before_fork, pdeathsig_after_fork_parent, pdeathsig_after_fork_child);
       atfork_done = TRUE;
     }
   sigfillset (&all);
   pthread_sigmask (SIG_SETMASK, &all, &saved);
   pthread_attr_init (&attr);
   pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
-  err = pthread_create (&thread, &attr, launcher_thread, NULL);
+  err = pthread_create (&thread, &attr, pdeathsig_thread_main, NULL);
   pthread_attr_destroy (&attr);
   pthread_sigmask (SIG_SETMASK, &saved, NULL);
   if (err != 0)
     return -err;
-  pthread_setname_np (thread, "libspawn-launch");
+  pthread_setname_np (thread, "libspawn-pdeath");
   thread_pid = getpid ();
   return 0;
 }
 
 static GError *
-mismatch_error (const char *argv0, const char *what)
+pdeathsig_mismatch_error (const char *argv0, const char *what)
 {
   return g_error_new (SPAWN_ERROR, SPAWN_ERROR_PERM,
                       "Cannot start “%s” with kill-on-close: the spawning "
-                      "thread's %s differs from that of libspawn's launcher "
+                      "thread's %s differs from that of libspawn's pdeathsig "
                       "thread.  Without CLONE_FD_AUTOKILL, kill-on-close "
                       "children are started by that thread and would not "
                       "share the spawning thread's sandbox or namespaces; "
@@ -277,21 +277,21 @@ mismatch_error (const char *argv0, const char *what)
 }
 
 int
-_spawn_launcher_start (const SpawnBackendOps *ops, SpawnChild *child,
-                       SpawnLaunch *launch, void *stack, gsize stack_size,
+_spawn_pdeathsig_thread_start (const SpawnBackendOps *ops, SpawnChild *child,
+                       SpawnExecPlan *plan, void *stack, gsize stack_size,
                        GError **error)
 {
   ThreadState caller;
-  Job job = { ops, child, launch, stack, stack_size, &caller, NULL, 0, FALSE };
+  Job job = { ops, child, plan, stack, stack_size, &caller, NULL, 0, FALSE };
   int err;
 
   thread_state_capture (&caller);
 
-  launch->pdeathsig = TRUE;
-  launch->parent_pid = getpid ();
+  plan->pdeathsig = TRUE;
+  plan->parent_pid = getpid ();
 
   g_mutex_lock (&lock);
-  err = ensure_thread ();
+  err = pdeathsig_thread_ensure ();
   if (err < 0)
     {
       g_mutex_unlock (&lock);
@@ -300,7 +300,7 @@ _spawn_launcher_start (const SpawnBackendOps *ops, SpawnChild *child,
        * not its own PID namespace (after unshare(CLONE_NEWPID)). */
       if (err == -EINVAL)
         {
-          g_propagate_error (error, mismatch_error (launch->file,
+          g_propagate_error (error, pdeathsig_mismatch_error (plan->file,
                                                     "ns/pid_for_children"));
           return -EPERM;
         }
@@ -315,6 +315,6 @@ _spawn_launcher_start (const SpawnBackendOps *ops, SpawnChild *child,
   g_mutex_unlock (&lock);
   thread_state_clear (&caller);
   if (job.differs != NULL)
-    g_propagate_error (error, mismatch_error (launch->file, job.differs));
+    g_propagate_error (error, pdeathsig_mismatch_error (plan->file, job.differs));
   return job.result;
 }

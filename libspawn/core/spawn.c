@@ -1,20 +1,21 @@
-/* spawn.c - the public edge: spawn_async_fd(), SpawnChild, backends, errors
+/* spawn.c - spawn_async_fd(): from the caller's arguments to a running child
  *
- * Backends (backend-*.c) return -errno; this file turns that into a GError
- * once.  The backend is chosen at first use and cached: forced through
- * spawn_set_backend() or LIBSPAWN_BACKEND, else the first of clonefd,
- * pidfd, sigchld whose probe says it works on this kernel.
+ * In order: check the fd map (before anything is opened, so that a source
+ * fd that is not open cannot turn out to be one of our own pipes), take
+ * the backend (backend.c), build the child's plan with everything it will
+ * need (it may not allocate), open the stdio pipes, start the child with
+ * every signal blocked (from the pdeathsig thread for a kill-on-close
+ * child the kernel cannot kill), read its report, hand our pipe ends out.
+ * One exit: what was opened for the child is closed, the caller's errno
+ * is restored, and on failure nothing is left behind.
  */
-#include "backend.h"
+#include "core-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #if defined (__SANITIZE_ADDRESS__)
@@ -30,15 +31,6 @@
 #define SPAWN_ASAN_UNPOISON(p, n) ((void) 0)
 #endif
 
-/**
- * spawn_error_quark:
- *
- * The error domain of #SpawnError, %SPAWN_ERROR.
- *
- * Returns: the #GQuark of the domain
- */
-G_DEFINE_QUARK (spawn-error-quark, spawn_error)
-
 /* Room for the child between clone and exec, child_setup included.  Only
  * address space: pages are touched (and cost) only as the child uses them. */
 #define CHILD_STACK_SIZE (1024 * 1024)
@@ -47,398 +39,6 @@ G_DEFINE_QUARK (spawn-error-quark, spawn_error)
  * child shares.  Several pages, so that a frame of up to 64 KiB that is
  * not probed (no -fstack-clash-protection) still lands in the guard. */
 #define CHILD_STACK_GUARD (64 * 1024)
-
-static const SpawnBackendOps * const backends[] = {
-  &_spawn_backend_clonefd,
-  &_spawn_backend_pidfd,
-  &_spawn_backend_sigchld,
-};
-
-/* Probe results, cached only when they are answers about the kernel. */
-enum { PROBE_UNKNOWN, PROBE_YES, PROBE_NO };
-static gint probed[G_N_ELEMENTS (backends)];
-/* The backend in use, as a SpawnBackend; AUTO until decided. */
-static gint chosen = SPAWN_BACKEND_AUTO;
-static GMutex choose_lock;
-/* Whether each backend's kernel kill-on-close works here, same states. */
-static gint probed_kill_on_close[G_N_ELEMENTS (backends)];
-
-static int
-error_code (int errnum)
-{
-  switch (errnum)
-    {
-    case ENOENT: return SPAWN_ERROR_NOENT;
-    case EACCES: return SPAWN_ERROR_ACCES;
-    case EPERM: return SPAWN_ERROR_PERM;
-    case ENOEXEC: return SPAWN_ERROR_NOEXEC;
-    case E2BIG: return SPAWN_ERROR_TOO_BIG;
-    case ENOTDIR: return SPAWN_ERROR_NOTDIR;
-    case EISDIR: return SPAWN_ERROR_ISDIR;
-    case ELOOP: return SPAWN_ERROR_LOOP;
-    case ENAMETOOLONG: return SPAWN_ERROR_NAMETOOLONG;
-    case ETXTBSY: return SPAWN_ERROR_TXTBSY;
-    case ELIBBAD: return SPAWN_ERROR_LIBBAD;
-    case ENOMEM: return SPAWN_ERROR_NOMEM;
-    case EMFILE: return SPAWN_ERROR_MFILE;
-    case ENFILE: return SPAWN_ERROR_NFILE;
-    case EAGAIN: return SPAWN_ERROR_AGAIN;
-    case EINVAL: return SPAWN_ERROR_INVAL;
-    case ESRCH: return SPAWN_ERROR_SRCH;
-    case ENOSYS: return SPAWN_ERROR_NOSYS;
-    case ECHILD: return SPAWN_ERROR_STATUS_LOST;
-    default: return SPAWN_ERROR_FAILED;
-    }
-}
-
-GError *
-_spawn_error_new (int errnum, const char *format, ...)
-{
-  va_list ap;
-  char *msg;
-  GError *error;
-
-  va_start (ap, format);
-  msg = g_strdup_vprintf (format, ap);
-  va_end (ap);
-  error = g_error_new (SPAWN_ERROR, error_code (errnum), "%s: %s", msg,
-                       errnum == ECHILD
-                         ? "exit status lost: reaped by someone else"
-                         : g_strerror (errnum));
-  g_free (msg);
-  return error;
-}
-
-/**
- * spawn_backend_to_string:
- * @backend: a backend
- *
- * The backend's name, as the `LIBSPAWN_BACKEND` environment variable takes
- * it, for messages and logs.
- *
- * Returns: (nullable): "clonefd", "pidfd", "sigchld" or "auto"; %NULL for a
- *   value that is no backend
- */
-const char *
-spawn_backend_to_string (SpawnBackend backend)
-{
-  gsize i;
-
-  if (backend == SPAWN_BACKEND_AUTO)
-    return "auto";
-  for (i = 0; i < G_N_ELEMENTS (backends); i++)
-    if (backends[i]->kind == backend)
-      return backends[i]->name;
-  return NULL;
-}
-
-static gsize
-backend_index (SpawnBackend backend)
-{
-  gsize i;
-
-  for (i = 0; i < G_N_ELEMENTS (backends); i++)
-    if (backends[i]->kind == backend)
-      return i;
-  g_assert_not_reached ();
-}
-
-/* Probe until there is an answer: 0 available, -ENOSYS not on this
- * kernel (both cached), or another -errno when the probe itself failed
- * (EMFILE, ENFILE, EAGAIN, ENOMEM: a full fd table, the process limit,
- * memory pressure), which is not cached: the next call probes again. */
-static int
-probe_backend (gsize i)
-{
-  int state = g_atomic_int_get (&probed[i]);
-  int err;
-
-  if (state == PROBE_UNKNOWN)
-    {
-      err = backends[i]->probe ();
-      if (err != 0 && err != -ENOSYS && err != -EINVAL && err != -EPERM)
-        {
-          g_debug ("backend %s: probe failed, will retry: %s",
-                   backends[i]->name, g_strerror (-err));
-          return err;
-        }
-      state = err == 0 ? PROBE_YES : PROBE_NO;
-      g_debug ("backend %s: %s", backends[i]->name,
-               err == 0 ? "available" : g_strerror (-err));
-      g_atomic_int_set (&probed[i], state);
-    }
-  return state == PROBE_YES ? 0 : -ENOSYS;
-}
-
-/* 0: the kernel kills @ops's children when their fd goes; -ENOSYS: not
- * here (or LIBSPAWN_KILL_ON_CLOSE=pdeathsig forbids it, for tests), so
- * PR_SET_PDEATHSIG it is; another -errno: the probe failed this time. */
-static int
-probe_kill_on_close (const SpawnBackendOps *ops)
-{
-  gsize i = backend_index (ops->kind);
-  int state = g_atomic_int_get (&probed_kill_on_close[i]);
-  int err;
-
-  if (state == PROBE_UNKNOWN)
-    {
-      if (ops->probe_kill_on_close == NULL ||
-          g_strcmp0 (g_getenv ("LIBSPAWN_KILL_ON_CLOSE"), "pdeathsig") == 0)
-        err = -ENOSYS;
-      else
-        err = ops->probe_kill_on_close ();
-      if (err != 0 && err != -ENOSYS && err != -EINVAL && err != -EPERM)
-        return err;
-      state = err == 0 ? PROBE_YES : PROBE_NO;
-      g_debug ("backend %s: kill-on-close by %s", ops->name,
-               err == 0 ? "the kernel" : "PR_SET_PDEATHSIG");
-      g_atomic_int_set (&probed_kill_on_close[i], state);
-    }
-  return state == PROBE_YES ? 0 : -ENOSYS;
-}
-
-static gboolean
-available (gsize i)
-{
-  return probe_backend (i) == 0;
-}
-
-/**
- * spawn_backend_is_available:
- * @backend: a backend other than %SPAWN_BACKEND_AUTO
- *
- * Whether @backend works on the running kernel.  The answer is probed once
- * and cached; a probe that could not run (fd table full, process limit,
- * out of memory) gives %FALSE this time and is tried again next time.
- *
- * Returns: %TRUE if spawn_set_backend() would accept @backend
- */
-gboolean
-spawn_backend_is_available (SpawnBackend backend)
-{
-  g_return_val_if_fail (backend != SPAWN_BACKEND_AUTO, FALSE);
-  g_return_val_if_fail (spawn_backend_to_string (backend) != NULL, FALSE);
-
-  return available (backend_index (backend));
-}
-
-/* A probe that failed for a passing reason is an error for this call,
- * never a fallback: nothing is chosen, and the next call probes again. */
-static gboolean
-choose (SpawnBackend want, const char *why, GError **error)
-{
-  gsize i;
-  int err;
-
-  for (i = 0; i < G_N_ELEMENTS (backends); i++)
-    {
-      if (want != SPAWN_BACKEND_AUTO && backends[i]->kind != want)
-        continue;
-      err = probe_backend (i);
-      if (err == 0)
-        {
-          g_atomic_int_set (&chosen, backends[i]->kind);
-          return TRUE;
-        }
-      if (err != -ENOSYS)
-        {
-          g_propagate_error (error,
-                             _spawn_error_new (-err, "Cannot probe backend %s",
-                                               backends[i]->name));
-          return FALSE;
-        }
-      if (want != SPAWN_BACKEND_AUTO)
-        {
-          g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_NOSYS,
-                       "Backend %s (%s) is not available on this kernel",
-                       spawn_backend_to_string (want), why);
-          return FALSE;
-        }
-    }
-  g_assert_not_reached (); /* sigchld is always there */
-}
-
-/* The backend for the next spawn, deciding it on first use. */
-static const SpawnBackendOps *
-current_ops (GError **error)
-{
-  const char *env;
-  SpawnBackend want = SPAWN_BACKEND_AUTO;
-  gboolean ok = TRUE;
-  gsize i;
-
-  if (g_atomic_int_get (&chosen) == SPAWN_BACKEND_AUTO)
-    {
-      g_mutex_lock (&choose_lock);
-      if (g_atomic_int_get (&chosen) == SPAWN_BACKEND_AUTO)
-        {
-          env = g_getenv ("LIBSPAWN_BACKEND");
-          if (env != NULL && *env != '\0' && g_strcmp0 (env, "auto") != 0)
-            {
-              for (i = 0; i < G_N_ELEMENTS (backends); i++)
-                if (g_str_equal (env, backends[i]->name))
-                  want = backends[i]->kind;
-              if (want == SPAWN_BACKEND_AUTO)
-                {
-                  g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
-                               "LIBSPAWN_BACKEND=%s: not one of clonefd, "
-                               "pidfd, sigchld, auto", env);
-                  ok = FALSE;
-                }
-            }
-          if (ok)
-            ok = choose (want, "forced by LIBSPAWN_BACKEND", error);
-        }
-      g_mutex_unlock (&choose_lock);
-      if (!ok)
-        return NULL;
-    }
-  return backends[backend_index (g_atomic_int_get (&chosen))];
-}
-
-/**
- * spawn_get_backend:
- *
- * The backend new children are started with, chosen now if it has not been
- * yet.  If `LIBSPAWN_BACKEND` names a backend that is not available, or
- * a probe could not run (fd table full, process limit), this returns
- * %SPAWN_BACKEND_AUTO and spawn_async_fd() fails with the reason.
- *
- * Returns: the backend in use
- */
-SpawnBackend
-spawn_get_backend (void)
-{
-  if (current_ops (NULL) == NULL)
-    return SPAWN_BACKEND_AUTO;
-  return g_atomic_int_get (&chosen);
-}
-
-/**
- * spawn_set_backend:
- * @backend: the backend to use from now on, or %SPAWN_BACKEND_AUTO for the
- *   best one available
- * @error: return location for a #GError
- *
- * Forces a backend for the children started from now on (those already
- * running keep theirs).  Overrides `LIBSPAWN_BACKEND`.  A backend that is not
- * available on this kernel is refused with %SPAWN_ERROR_NOSYS; nothing falls
- * back silently.  A probe that could not run fails with its own error
- * (%SPAWN_ERROR_MFILE, %SPAWN_ERROR_AGAIN, %SPAWN_ERROR_NOMEM...) and is
- * tried again by the next call.
- *
- * Returns: %TRUE if @backend is now in use
- */
-gboolean
-spawn_set_backend (SpawnBackend backend, GError **error)
-{
-  gboolean ok;
-
-  g_return_val_if_fail (spawn_backend_to_string (backend) != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  g_mutex_lock (&choose_lock);
-  ok = choose (backend, "forced by spawn_set_backend()", error);
-  g_mutex_unlock (&choose_lock);
-  return ok;
-}
-
-void
-_spawn_exit_info_from_code (SpawnExitInfo *info, int code, int status)
-{
-  memset (info, 0, sizeof (*info));
-  info->status = status;
-  switch (code)
-    {
-    case CLD_KILLED:
-      info->kind = SPAWN_EXIT_KILLED;
-      break;
-    case CLD_DUMPED:
-      info->kind = SPAWN_EXIT_DUMPED;
-      break;
-    default:
-      info->kind = SPAWN_EXIT_EXITED;
-      break;
-    }
-}
-
-void
-_spawn_exit_info_from_wait_status (SpawnExitInfo *info, int wait_status,
-                                   const struct rusage *ru)
-{
-  if (WIFSIGNALED (wait_status))
-    _spawn_exit_info_from_code (info,
-                                WCOREDUMP (wait_status) ? CLD_DUMPED : CLD_KILLED,
-                                WTERMSIG (wait_status));
-  else
-    _spawn_exit_info_from_code (info, CLD_EXITED, WEXITSTATUS (wait_status));
-  if (ru != NULL)
-    _spawn_exit_info_set_rusage (info, ru);
-}
-
-void
-_spawn_exit_info_set_rusage (SpawnExitInfo *info, const struct rusage *ru)
-{
-  info->utime_usec = ru->ru_utime.tv_sec * G_USEC_PER_SEC + ru->ru_utime.tv_usec;
-  info->stime_usec = ru->ru_stime.tv_sec * G_USEC_PER_SEC + ru->ru_stime.tv_usec;
-  info->have_times = TRUE;
-}
-
-G_DEFINE_BOXED_TYPE (SpawnExitInfo, spawn_exit_info, spawn_exit_info_copy, spawn_exit_info_free)
-
-/**
- * spawn_exit_info_copy:
- * @info: how a child ended
- *
- * Copies @info, for a binding or a closure that keeps it beyond the
- * callback.
- *
- * Returns: (transfer full): a copy of @info, for spawn_exit_info_free()
- */
-SpawnExitInfo *
-spawn_exit_info_copy (const SpawnExitInfo *info)
-{
-  g_return_val_if_fail (info != NULL, NULL);
-  return g_memdup2 (info, sizeof *info);
-}
-
-/**
- * spawn_exit_info_free:
- * @info: (transfer full): a copy from spawn_exit_info_copy()
- *
- * Frees a copy made by spawn_exit_info_copy().
- */
-void
-spawn_exit_info_free (SpawnExitInfo *info)
-{
-  g_free (info);
-}
-
-/**
- * spawn_exit_info_to_wait_status:
- * @info: how a child ended
- *
- * The status waitpid() would have given, for code that passes it on to
- * g_spawn_check_wait_status() or tests it with WIFEXITED() and friends.
- *
- * Returns: a waitpid()-style status
- */
-int
-spawn_exit_info_to_wait_status (const SpawnExitInfo *info)
-{
-  g_return_val_if_fail (info != NULL, 0);
-
-  switch (info->kind)
-    {
-    case SPAWN_EXIT_KILLED:
-      return info->status & 0x7f;
-    case SPAWN_EXIT_DUMPED:
-      return (info->status & 0x7f) | 0x80;
-    case SPAWN_EXIT_EXITED:
-    default:
-      return (info->status & 0xff) << 8;
-    }
-}
 
 /* The child's stack: mapped, with a guard below it, never a heap block.
  * Returns its lowest usable address, or NULL with errno set. */
@@ -476,40 +76,124 @@ child_stack_free (void *stack)
             CHILD_STACK_GUARD + CHILD_STACK_SIZE);
 }
 
+/* A bad fd mapping is a GError, as GLib's are, not a critical. */
+static gboolean
+spawn_check_fd_map (const char *argv0, const int *source_fds, const int *target_fds,
+                    gsize n_fds, GError **error)
+{
+  gsize i, j;
+
+  for (i = 0; i < n_fds; i++)
+    {
+      if (source_fds[i] < 0 || fcntl (source_fds[i], F_GETFD) < 0)
+        {
+          g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                       "Invalid source file descriptor %d for “%s”",
+                       source_fds[i], argv0);
+          return FALSE;
+        }
+      if (target_fds[i] < 3)
+        {
+          g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                       "Invalid target file descriptor %d for “%s”: 0, 1 "
+                       "and 2 are set by stdin_fd, stdout_fd and stderr_fd",
+                       target_fds[i], argv0);
+          return FALSE;
+        }
+      for (j = 0; j < i; j++)
+        if (target_fds[i] == target_fds[j])
+          {
+            g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                         "Target file descriptor %d given twice for “%s”",
+                         target_fds[i], argv0);
+            return FALSE;
+          }
+    }
+  return TRUE;
+}
+
+/* With SPAWN_CHILD_KILL_ON_CLOSE: who kills the child, the kernel
+ * (*@by_kernel 0) or PR_SET_PDEATHSIG from our thread (-ENOSYS).  FALSE
+ * with @error if the probe could not run this time. */
+static gboolean
+spawn_probe_kill_on_close (const SpawnBackendOps *ops, SpawnChildFlags child_flags,
+                           const char *argv0, int *by_kernel, GError **error)
+{
+  if (!(child_flags & SPAWN_CHILD_KILL_ON_CLOSE))
+    return TRUE;
+  *by_kernel = _spawn_backend_probe_kill_on_close (ops);
+  if (*by_kernel == 0 || *by_kernel == -ENOSYS)
+    return TRUE;
+  g_propagate_error (error, _spawn_error_new (-*by_kernel,
+                                              "Cannot probe kill-on-close for “%s”",
+                                              argv0));
+  return FALSE;
+}
+
+/* Everything the child will need but its stdio, allocated now: between
+ * clone and exec it may not allocate.  Undone by spawn_plan_clear(). */
 static void
-close_pair (int p[2])
+spawn_plan_init (SpawnExecPlan *plan, const char *working_directory,
+                 const char * const *argv, const char * const *envp, GSpawnFlags flags,
+                 GSpawnChildSetupFunc child_setup, gpointer user_data,
+                 const int *source_fds, const int *target_fds, gsize n_fds)
 {
-  if (p[0] >= 0)
-    close (p[0]);
-  if (p[1] >= 0)
-    close (p[1]);
-  p[0] = p[1] = -1;
+  const char *path = NULL;
+  gsize i, argc;
+
+  plan->working_directory = working_directory;
+  plan->file = argv[0];
+  plan->argv = (char * const *) ((flags & G_SPAWN_FILE_AND_ARGV_ZERO) ? argv + 1 : argv);
+  plan->envp = (char * const *) (envp != NULL ? envp : (const char * const *) environ);
+  if ((flags & (G_SPAWN_SEARCH_PATH | G_SPAWN_SEARCH_PATH_FROM_ENVP)) &&
+      strchr (plan->file, '/') == NULL)
+    {
+      if (flags & G_SPAWN_SEARCH_PATH_FROM_ENVP)
+        path = g_environ_getenv ((char **) envp, "PATH");
+      if (path == NULL && (flags & G_SPAWN_SEARCH_PATH))
+        path = g_getenv ("PATH");
+      /* GLib's default, "." last (libc puts it first). */
+      if (path == NULL)
+        path = "/bin:/usr/bin:.";
+      plan->search_path = path;
+      plan->path_buffer = g_malloc (strlen (path) + strlen (plan->file) + 2);
+    }
+  for (argc = 0; plan->argv[argc] != NULL; argc++)
+    ;
+  /* "/bin/sh", the file, argv[1..argc-1], NULL: argc + 2 slots, but 3
+   * when G_SPAWN_FILE_AND_ARGV_ZERO leaves argv empty (argc 0). */
+  plan->shell_argv = g_new0 (char *, MAX (argc, 1) + 2);
+  plan->shell_argv[0] = (char *) "/bin/sh";
+  for (i = 1; i < argc; i++)
+    plan->shell_argv[i + 1] = plan->argv[i];
+  plan->close_descriptors = !(flags & G_SPAWN_LEAVE_DESCRIPTORS_OPEN);
+  plan->source_fds = source_fds;
+  plan->target_fds = target_fds;
+  plan->n_fds = n_fds;
+  plan->lifted_fds = g_new (int, n_fds + 1);
+  for (i = 0; i < n_fds; i++)
+    plan->max_target_fd = MAX (plan->max_target_fd, target_fds[i]);
+  plan->child_setup = child_setup;
+  plan->child_setup_data = user_data;
 }
 
-int
-_spawn_fd_above_stdio (int fd)
+static void
+spawn_plan_clear (SpawnExecPlan *plan)
 {
-  int moved;
-
-  if (fd < 0 || fd > 2)
-    return fd;
-  moved = fcntl (fd, F_DUPFD_CLOEXEC, 3);
-  if (moved < 0)
-    return fd;
-  close (fd);
-  return moved;
+  g_free (plan->lifted_fds);
+  g_free (plan->shell_argv);
+  g_free (plan->path_buffer);
 }
 
+/* The stdio pipes asked for (*@pipe_out[i] not NULL); -1 elsewhere. */
 static int
-open_pipe (int p[2], gboolean want)
+spawn_stdio_open (int pipes[3][2], int * const pipe_out[3])
 {
-  p[0] = p[1] = -1;
-  if (!want)
-    return 0;
-  if (pipe2 (p, O_CLOEXEC) < 0)
-    return -errno;
-  p[0] = _spawn_fd_above_stdio (p[0]);
-  p[1] = _spawn_fd_above_stdio (p[1]);
+  int i, err;
+
+  for (i = 0; i < 3; i++)
+    if (pipe_out[i] != NULL && (err = _spawn_fd_pipe (pipes[i])) < 0)
+      return err;
   return 0;
 }
 
@@ -526,21 +210,80 @@ child_stdio (int pipe_end, int fd, gboolean to_null, gboolean inherit)
   return inherit ? SPAWN_FD_INHERIT : SPAWN_FD_NULL;
 }
 
-static const char *
-step_name (SpawnChildStep step)
+/* What becomes the child's 0, 1 and 2. */
+static void
+spawn_stdio_plan (SpawnExecPlan *plan, int pipes[3][2], const int fds[3], GSpawnFlags flags)
 {
-  switch (step)
-    {
-    case SPAWN_CHILD_STEP_CHDIR:
-      return "Failed to change to directory";
-    case SPAWN_CHILD_STEP_FDS:
-      return "Failed to set up file descriptors for";
-    case SPAWN_CHILD_STEP_KILL_ON_CLOSE:
-      return "Failed to set up kill-on-close for";
-    case SPAWN_CHILD_STEP_EXEC:
-    default:
-      return "Failed to execute child process";
-    }
+  plan->fds[0] = child_stdio (pipes[0][0], fds[0], flags & G_SPAWN_STDIN_FROM_DEV_NULL,
+                              flags & G_SPAWN_CHILD_INHERITS_STDIN);
+  plan->fds[1] = child_stdio (pipes[1][1], fds[1], flags & G_SPAWN_STDOUT_TO_DEV_NULL, TRUE);
+  plan->fds[2] = child_stdio (pipes[2][1], fds[2], flags & G_SPAWN_STDERR_TO_DEV_NULL, TRUE);
+}
+
+/* Our ends (stdin's write end, the others' read ends) to the caller;
+ * spawn_stdio_close() closes the rest. */
+static void
+spawn_stdio_hand_out (int pipes[3][2], int * const pipe_out[3])
+{
+  int i;
+
+  for (i = 0; i < 3; i++)
+    if (pipe_out[i] != NULL)
+      {
+        int ours = i == 0 ? 1 : 0;
+
+        *pipe_out[i] = pipes[i][ours];
+        pipes[i][ours] = -1;
+      }
+}
+
+static void
+spawn_stdio_close (int pipes[3][2])
+{
+  int i;
+
+  for (i = 0; i < 3; i++)
+    _spawn_fd_close_pair (pipes[i]);
+}
+
+/* Starts @child on @stack with every signal blocked (no handler of ours
+ * may run in the child, which restores plan->parent_mask), from the
+ * pdeathsig thread if @pdeathsig.  0 or -errno; an error that says more
+ * than an errno (the pdeathsig thread's refusal) is set in @error. */
+static int
+spawn_start_masked (SpawnChild *child, SpawnExecPlan *plan, void *stack,
+                    gboolean pdeathsig, GError **error)
+{
+  sigset_t all;
+  int err;
+
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &plan->parent_mask);
+  if (pdeathsig)
+    err = _spawn_pdeathsig_thread_start (child->ops, child, plan, stack, CHILD_STACK_SIZE,
+                                         error);
+  else
+    err = child->ops->start (child, plan, stack, CHILD_STACK_SIZE);
+  pthread_sigmask (SIG_SETMASK, &plan->parent_mask, NULL);
+  /* A pidfd or clone fd in 0-2 would become a later child's stdio. */
+  if (err == 0)
+    child->fd = _spawn_fd_above_stdio (child->fd);
+  return err;
+}
+
+/* CLONE_VFORK: the child has exec'd or exited by now, and said which.
+ * It failed: reap it, and say which step failed, on what. */
+static void
+spawn_report_failure (SpawnChild *child, const SpawnExecReport *report,
+                      const char *working_directory, const char *argv0, GError **error)
+{
+  child->ops->discard (child);
+  g_atomic_int_set (&child->collected, TRUE); /* reaped by discard() */
+  g_propagate_error (error,
+                     _spawn_error_new (report->errnum, "%s “%s”",
+                                       _spawn_exec_step_describe (report->step),
+                                       report->step == SPAWN_EXEC_STEP_CHDIR
+                                         ? working_directory : argv0));
 }
 
 #define INHERITS_OR_NULL_STDIN (G_SPAWN_STDIN_FROM_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDIN)
@@ -686,18 +429,14 @@ spawn_async_fd_full (const char          *working_directory,
                      SpawnChildFlags      child_flags,
                      GError             **error)
 {
+  const int fds[3] = { stdin_fd, stdout_fd, stderr_fd };
+  int pipes[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
+  SpawnExecReport report = { 0, 0 };
+  SpawnExecPlan plan = { 0 };
   const SpawnBackendOps *ops;
-  SpawnLaunch launch = { 0 };
   SpawnChild *child = NULL;
-  int in_pipe[2] = { -1, -1 }, out_pipe[2] = { -1, -1 }, err_pipe[2] = { -1, -1 };
-  SpawnChildReport report = { 0, 0 };
-  GError *launcher_error = NULL;
-  const char *path = NULL;
-  char **shell_argv = NULL;
-  int *lifted = NULL;
+  int *pipe_out[3];
   void *stack = NULL;
-  sigset_t all;
-  gsize i, j, argc;
   int saved_errno = errno;
   int by_kernel = -ENOSYS;
   int err;
@@ -716,365 +455,41 @@ spawn_async_fd_full (const char          *working_directory,
 
   /* As in GLib, a flag that says where a stream goes beats a pipe asked
    * for it: no pipe is made (GLib leaves *pipe_out alone; we set -1). */
-  if (flags & INHERITS_OR_NULL_STDIN)
-    stdin_pipe_out = no_pipe (stdin_pipe_out);
-  if (flags & INHERITS_OR_NULL_STDOUT)
-    stdout_pipe_out = no_pipe (stdout_pipe_out);
-  if (flags & INHERITS_OR_NULL_STDERR)
-    stderr_pipe_out = no_pipe (stderr_pipe_out);
+  pipe_out[0] = flags & INHERITS_OR_NULL_STDIN ? no_pipe (stdin_pipe_out) : stdin_pipe_out;
+  pipe_out[1] = flags & INHERITS_OR_NULL_STDOUT ? no_pipe (stdout_pipe_out) : stdout_pipe_out;
+  pipe_out[2] = flags & INHERITS_OR_NULL_STDERR ? no_pipe (stderr_pipe_out) : stderr_pipe_out;
 
-  /* A bad fd mapping is a GError, as GLib's are, not a critical.  Checked
-   * before we open anything: a source fd that is not open now could
-   * otherwise become one of our pipes. */
-  for (i = 0; i < n_fds; i++)
-    {
-      if (source_fds[i] < 0 || fcntl (source_fds[i], F_GETFD) < 0)
-        {
-          g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
-                       "Invalid source file descriptor %d for “%s”",
-                       source_fds[i], argv[0]);
-          errno = saved_errno;
-          return NULL;
-        }
-      if (target_fds[i] < 3)
-        {
-          g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
-                       "Invalid target file descriptor %d for “%s”: 0, 1 "
-                       "and 2 are set by stdin_fd, stdout_fd and stderr_fd",
-                       target_fds[i], argv[0]);
-          errno = saved_errno;
-          return NULL;
-        }
-      for (j = 0; j < i; j++)
-        if (target_fds[i] == target_fds[j])
-          {
-            g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
-                         "Target file descriptor %d given twice for “%s”",
-                         target_fds[i], argv[0]);
-            errno = saved_errno;
-            return NULL;
-          }
-    }
+  if (!spawn_check_fd_map (argv[0], source_fds, target_fds, n_fds, error) ||
+      (ops = _spawn_backend_current (error)) == NULL ||
+      !spawn_probe_kill_on_close (ops, child_flags, argv[0], &by_kernel, error))
+    goto out;
 
-  ops = current_ops (error);
-  if (ops == NULL)
-    return NULL;
-  if (child_flags & SPAWN_CHILD_KILL_ON_CLOSE)
-    {
-      by_kernel = probe_kill_on_close (ops);
-      if (by_kernel != 0 && by_kernel != -ENOSYS)
-        {
-          g_propagate_error (error,
-                             _spawn_error_new (-by_kernel,
-                                               "Cannot probe kill-on-close for “%s”",
-                                               argv[0]));
-          errno = saved_errno;
-          return NULL;
-        }
-    }
-
-  /* Everything the child will need, allocated now: it may not allocate. */
-  launch.working_directory = working_directory;
-  launch.file = argv[0];
-  launch.argv = (char * const *) ((flags & G_SPAWN_FILE_AND_ARGV_ZERO) ? argv + 1 : argv);
-  launch.envp = (char * const *) (envp != NULL ? envp : (const char * const *) environ);
-  if ((flags & (G_SPAWN_SEARCH_PATH | G_SPAWN_SEARCH_PATH_FROM_ENVP)) &&
-      strchr (launch.file, '/') == NULL)
-    {
-      if (flags & G_SPAWN_SEARCH_PATH_FROM_ENVP)
-        path = g_environ_getenv ((char **) envp, "PATH");
-      if (path == NULL && (flags & G_SPAWN_SEARCH_PATH))
-        path = g_getenv ("PATH");
-      /* GLib's default, "." last (libc puts it first). */
-      if (path == NULL)
-        path = "/bin:/usr/bin:.";
-      launch.search_path = path;
-      launch.path_buffer = g_malloc (strlen (path) + strlen (launch.file) + 2);
-    }
-  for (argc = 0; launch.argv[argc] != NULL; argc++)
-    ;
-  /* "/bin/sh", the file, argv[1..argc-1], NULL: argc + 2 slots, but 3
-   * when G_SPAWN_FILE_AND_ARGV_ZERO leaves argv empty (argc 0). */
-  shell_argv = g_new0 (char *, MAX (argc, 1) + 2);
-  shell_argv[0] = (char *) "/bin/sh";
-  for (i = 1; i < argc; i++)
-    shell_argv[i + 1] = launch.argv[i];
-  launch.shell_argv = shell_argv;
-  launch.close_descriptors = !(flags & G_SPAWN_LEAVE_DESCRIPTORS_OPEN);
-  launch.source_fds = source_fds;
-  launch.target_fds = target_fds;
-  launch.n_fds = n_fds;
-  lifted = g_new (int, n_fds + 1);
-  launch.lifted_fds = lifted;
-  for (i = 0; i < n_fds; i++)
-    launch.max_target_fd = MAX (launch.max_target_fd, target_fds[i]);
-  launch.child_setup = child_setup;
-  launch.child_setup_data = user_data;
+  spawn_plan_init (&plan, working_directory, argv, envp, flags, child_setup, user_data,
+                   source_fds, target_fds, n_fds);
+  plan.report = &report;
+  plan.kernel_kill_on_close = (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) && by_kernel == 0;
   stack = child_stack_new ();
-  if (stack == NULL)
+  err = stack == NULL ? -errno : spawn_stdio_open (pipes, pipe_out);
+  if (err == 0)
     {
-      err = -errno;
-      goto out;
+      spawn_stdio_plan (&plan, pipes, fds, flags);
+      child = _spawn_child_new (ops, (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) != 0);
+      err = spawn_start_masked (child, &plan, stack, child->kill_on_close && by_kernel != 0,
+                                error);
     }
-
-  if ((err = open_pipe (in_pipe, stdin_pipe_out != NULL)) < 0 ||
-      (err = open_pipe (out_pipe, stdout_pipe_out != NULL)) < 0 ||
-      (err = open_pipe (err_pipe, stderr_pipe_out != NULL)) < 0)
-    goto out;
-  launch.fds[0] = child_stdio (in_pipe[0], stdin_fd,
-                               flags & G_SPAWN_STDIN_FROM_DEV_NULL,
-                               flags & G_SPAWN_CHILD_INHERITS_STDIN);
-  launch.fds[1] = child_stdio (out_pipe[1], stdout_fd,
-                               flags & G_SPAWN_STDOUT_TO_DEV_NULL, TRUE);
-  launch.fds[2] = child_stdio (err_pipe[1], stderr_fd,
-                               flags & G_SPAWN_STDERR_TO_DEV_NULL, TRUE);
-  launch.report = &report;
-
-  child = g_new0 (SpawnChild, 1);
-  child->ref_count = 1;
-  child->ops = ops;
-  child->fd = -1;
-  child->kill_on_close = (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) != 0;
-  g_mutex_init (&child->lock);
-
-  /* No handler of ours may run in the child; it restores this mask. */
-  sigfillset (&all);
-  pthread_sigmask (SIG_SETMASK, &all, &launch.parent_mask);
-  if (child->kill_on_close && by_kernel == 0)
-    launch.kernel_kill_on_close = TRUE;
-  if (child->kill_on_close && by_kernel != 0)
-    err = _spawn_launcher_start (ops, child, &launch, stack, CHILD_STACK_SIZE,
-                                 &launcher_error);
-  else
-    err = ops->start (child, &launch, stack, CHILD_STACK_SIZE);
-  pthread_sigmask (SIG_SETMASK, &launch.parent_mask, NULL);
-  if (launcher_error != NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&launcher_error));
-      err = 0;
-      g_clear_pointer (&child, spawn_child_unref);
-      goto out;
-    }
-  if (err < 0)
-    goto out;
-  /* A pidfd or clone fd in 0-2 would become a later child's stdio. */
-  child->fd = _spawn_fd_above_stdio (child->fd);
-
-  /* CLONE_VFORK: the child has exec'd or exited by now, and said which. */
-  if (report.errnum != 0)
-    {
-      ops->discard (child);
-      g_atomic_int_set (&child->collected, TRUE); /* reaped by discard() */
-      g_propagate_error (error,
-                         _spawn_error_new (report.errnum, "%s “%s”",
-                                           step_name (report.step),
-                                           report.step == SPAWN_CHILD_STEP_CHDIR
-                                             ? working_directory : argv[0]));
-      err = 0;
-      g_clear_pointer (&child, spawn_child_unref);
-      goto out;
-    }
-
-  if (stdin_pipe_out != NULL)
-    {
-      *stdin_pipe_out = in_pipe[1];
-      in_pipe[1] = -1;
-    }
-  if (stdout_pipe_out != NULL)
-    {
-      *stdout_pipe_out = out_pipe[0];
-      out_pipe[0] = -1;
-    }
-  if (stderr_pipe_out != NULL)
-    {
-      *stderr_pipe_out = err_pipe[0];
-      err_pipe[0] = -1;
-    }
+  if (err < 0 && (error == NULL || *error == NULL))
+    g_propagate_error (error, _spawn_error_new (-err, "Failed to start “%s”", argv[0]));
+  else if (err == 0 && report.errnum != 0)
+    spawn_report_failure (child, &report, working_directory, argv[0], error);
+  else if (err == 0)
+    spawn_stdio_hand_out (pipes, pipe_out);
+  if (err < 0 || report.errnum != 0)
+    g_clear_pointer (&child, spawn_child_unref);
 
 out:
-  if (err < 0)
-    {
-      g_propagate_error (error, _spawn_error_new (-err, "Failed to start “%s”",
-                                                  argv[0]));
-      g_clear_pointer (&child, spawn_child_unref);
-    }
-  close_pair (in_pipe);
-  close_pair (out_pipe);
-  close_pair (err_pipe);
+  spawn_stdio_close (pipes);
   child_stack_free (stack);
-  g_free (lifted);
-  g_free (shell_argv);
-  g_free (launch.path_buffer);
+  spawn_plan_clear (&plan);
   errno = saved_errno;
   return child;
-}
-
-/**
- * SpawnChild: (ref-func spawn_child_ref) (unref-func spawn_child_unref)
- *
- * A handle to a child started by spawn_async_fd(): its PID, its process
- * fd, and its exit once it has ended.  Reference-counted and thread-safe.
- */
-G_DEFINE_BOXED_TYPE (SpawnChild, spawn_child, spawn_child_ref, spawn_child_unref)
-
-/**
- * spawn_child_ref:
- * @child: a child
- *
- * Takes a reference to @child.
- *
- * Returns: (transfer full): @child
- */
-SpawnChild *
-spawn_child_ref (SpawnChild *child)
-{
-  g_return_val_if_fail (child != NULL, NULL);
-
-  g_atomic_int_inc (&child->ref_count);
-  return child;
-}
-
-/**
- * spawn_child_unref:
- * @child: (transfer full): a child
- *
- * Drops a reference.  The last one does not wait for the process: a child
- * still running is killed first if it was started with
- * %SPAWN_CHILD_KILL_ON_CLOSE, then handed to a private reaper thread (pidfd and sigchld
- * backends) or left to the kernel (clonefd), so it never becomes a zombie.
- */
-void
-spawn_child_unref (SpawnChild *child)
-{
-  g_return_if_fail (child != NULL);
-
-  if (!g_atomic_int_dec_and_test (&child->ref_count))
-    return;
-  /* Not left to the kernel even where it would do it (clonefd with
-   * AUTOKILL): a fork() of the application may share the fd. */
-  if (child->pid > 0 && child->kill_on_close &&
-      !g_atomic_int_get (&child->collected))
-    {
-      g_mutex_lock (&child->lock);
-      if (!child->collected)
-        child->ops->send_signal (child, SIGKILL);
-      g_mutex_unlock (&child->lock);
-    }
-  if (child->pid > 0 && child->ops->needs_reaping &&
-      !g_atomic_int_get (&child->collected))
-    {
-      /* Resurrected with one reference, which the reaper drops. */
-      g_atomic_int_set (&child->ref_count, 1);
-      _spawn_reaper_adopt (child);
-      return;
-    }
-  if (child->pid > 0)
-    child->ops->finalize (child);
-  g_mutex_clear (&child->lock);
-  g_free (child);
-}
-
-/**
- * spawn_child_get_pid:
- * @child: a child
- *
- * The child's process ID.  With the clonefd backend the kernel reaps the
- * child itself, so once it has ended the PID may name another process:
- * use it for display, use the handle to act on the child.
- *
- * Returns: the PID
- */
-GPid
-spawn_child_get_pid (SpawnChild *child)
-{
-  g_return_val_if_fail (child != NULL, 0);
-  return child->pid;
-}
-
-/**
- * spawn_child_get_fd:
- * @child: a child
- *
- * The descriptor that turns readable when the child has ended (a clone fd,
- * a pidfd, or an eventfd woken by the SIGCHLD handler).  It belongs to the
- * child: poll it, don't read or close it.
- *
- * Returns: the descriptor
- */
-int
-spawn_child_get_fd (SpawnChild *child)
-{
-  g_return_val_if_fail (child != NULL, -1);
-  return child->fd;
-}
-
-/**
- * spawn_child_get_backend:
- * @child: a child
- *
- * Which backend started @child and watches it.
- *
- * Returns: the backend that started @child
- */
-SpawnBackend
-spawn_child_get_backend (SpawnChild *child)
-{
-  g_return_val_if_fail (child != NULL, SPAWN_BACKEND_AUTO);
-  return child->ops->kind;
-}
-
-int
-_spawn_child_collect (SpawnChild *child)
-{
-  int err;
-
-  g_mutex_lock (&child->lock);
-  if (!child->collected)
-    {
-      err = child->ops->collect (child, &child->info);
-      if (err != -EAGAIN)
-        {
-          child->collect_error = err;
-          g_atomic_int_set (&child->collected, TRUE);
-        }
-    }
-  err = child->collected ? child->collect_error : -EAGAIN;
-  g_mutex_unlock (&child->lock);
-  return err;
-}
-
-/**
- * spawn_child_send_signal:
- * @child: a child
- * @signum: the signal
- * @error: return location for a #GError
- *
- * Sends @signum to the child, never to a process that reused its PID:
- * through the clone fd or the pidfd where the backend has one; with the
- * sigchld backend, only while its PID is still the child's (nobody else
- * reaped it, same start time; see docs/design.md for the windows a
- * waitpid(-1) elsewhere still leaves).
- *
- * Returns: %TRUE if sent; %FALSE with %SPAWN_ERROR_SRCH if the child has
- *   already ended
- */
-gboolean
-spawn_child_send_signal (SpawnChild *child, int signum, GError **error)
-{
-  int err = -ESRCH;
-
-  g_return_val_if_fail (child != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  g_mutex_lock (&child->lock);
-  if (!child->collected)
-    err = child->ops->send_signal (child, signum);
-  g_mutex_unlock (&child->lock);
-  if (err < 0)
-    {
-      g_propagate_error (error, _spawn_error_new (-err, "Cannot signal process %d",
-                                                  (int) child->pid));
-      return FALSE;
-    }
-  return TRUE;
 }

@@ -52,17 +52,16 @@ open_file (SpawnProcess *self, SpawnProcessChannel i, GError **error)
 /* A pipe for channel @i: our end in *@ours, the child's in *@theirs,
  * both close-on-exec and above stdio. */
 static gboolean
-open_pipe (SpawnProcessChannel i, int *ours, int *theirs, GError **error)
+launch_open_pipe (SpawnProcessChannel i, int *ours, int *theirs, GError **error)
 {
   int pair[2];
+  int err = _spawn_fd_pipe (pair);
 
-  if (pipe2 (pair, O_CLOEXEC) < 0)
+  if (err < 0)
     {
-      g_propagate_error (error, _spawn_error_new (errno, "Cannot create a pipe"));
+      g_propagate_error (error, _spawn_error_new (-err, "Cannot create a pipe"));
       return FALSE;
     }
-  pair[0] = _spawn_fd_above_stdio (pair[0]);
-  pair[1] = _spawn_fd_above_stdio (pair[1]);
   *ours = pair[i == SPAWN_PROCESS_STDIN ? 1 : 0];
   *theirs = pair[i == SPAWN_PROCESS_STDIN ? 0 : 1];
   return TRUE;
@@ -99,14 +98,14 @@ plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error)
       switch (mode)
         {
         case SPAWN_CHANNEL_PIPE:
-          if (!open_pipe (i, &c->fd, &p->child_fds[i], error))
+          if (!launch_open_pipe (i, &c->fd, &p->child_fds[i], error))
             return FALSE;
           fcntl (c->fd, F_SETFL, O_NONBLOCK);
           break;
         case SPAWN_CHANNEL_STREAM:
           /* Blocking, as GSubprocess's: the streams poll for their async
            * and pollable calls. */
-          if (!open_pipe (i, &ours, &p->child_fds[i], error))
+          if (!launch_open_pipe (i, &ours, &p->child_fds[i], error))
             return FALSE;
           c->stream = i == SPAWN_PROCESS_STDIN ? G_OBJECT (g_unix_output_stream_new (ours, TRUE))
                                                : G_OBJECT (g_unix_input_stream_new (ours, TRUE));

@@ -13,7 +13,7 @@
  */
 #pragma once
 
-#include "backend.h"
+#include "spawn-core.h"
 #include <libspawn/spawn-process.h>
 
 typedef struct {

@@ -307,8 +307,9 @@ emit_end (SpawnProcess *self)
     }
 }
 
+/* The child has ended: how (@err 0 and *@ended), or -ECHILD. */
 static void
-finish (SpawnProcess *self, int err)
+finish (SpawnProcess *self, int err, const SpawnExitInfo *ended)
 {
   gboolean got[3] = { FALSE, FALSE, FALSE };
   SpawnExitInfo info;
@@ -318,7 +319,7 @@ finish (SpawnProcess *self, int err)
   got[SPAWN_PROCESS_STDERR] = _spawn_process_read_channel (self, SPAWN_PROCESS_STDERR, TRUE);
   if (err == 0)
     {
-      info = self->child->info;
+      info = *ended;
       self->exit_info = info;
       self->have_exit = TRUE;
     }
@@ -369,7 +370,7 @@ check_deadlines (SpawnProcess *self)
     }
   if (self->state == SPAWN_PROCESS_RUNNING && self->next_recheck > 0 &&
       now >= self->next_recheck)
-    self->next_recheck = now + self->child->ops->recheck_interval_ms * 1000;
+    self->next_recheck = now + _spawn_child_get_recheck_interval (self->child) * 1000;
 }
 
 /* Everything a wakeup can mean, for both the source and the waits.
@@ -385,6 +386,7 @@ _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFo
 {
   gboolean got[3] = { FALSE, FALSE, FALSE };
   guint64 writes = self->write_count;
+  SpawnExitInfo info;
   int err;
 
   if (self->state != SPAWN_PROCESS_RUNNING)
@@ -409,10 +411,10 @@ _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFo
   /* The status first, then the deadlines: a loop or a wait that comes
    * late must not take a process that exited in time for one that ran
    * over.  Cheap when it has not ended: one non-blocking read or waitid. */
-  err = _spawn_child_collect (self->child);
+  err = _spawn_child_collect (self->child, &info);
   if (err != -EAGAIN)
     {
-      finish (self, err);
+      finish (self, err, &info);
       return;
     }
   check_deadlines (self);
@@ -504,8 +506,9 @@ start (SpawnProcess *self, GError **error)
                                                      G_IO_IN);
   if (self->kill_timeout_ms > 0)
     self->kill_deadline = g_get_monotonic_time () + (gint64) self->kill_timeout_ms * 1000;
-  if (child->ops->recheck_interval_ms > 0)
-    self->next_recheck = g_get_monotonic_time () + child->ops->recheck_interval_ms * 1000;
+  if (_spawn_child_get_recheck_interval (child) > 0)
+    self->next_recheck = g_get_monotonic_time () +
+                         _spawn_child_get_recheck_interval (child) * 1000;
   update_ready_time (self);
   context = g_main_context_ref_thread_default ();
   g_source_attach (self->source, context);
@@ -807,7 +810,7 @@ spawn_process_dispose (GObject *object)
   /* Leave it running, as long as the application: a reference that the
    * reaper holds until it ends, so that our last one does not kill it. */
   else if (self->child != NULL && self->kill_on_close)
-    _spawn_reaper_adopt (spawn_child_ref (self->child));
+    _spawn_child_keep_alive (self->child);
   /* Unreferencing the child hands it to the reaper (or the kernel). */
   release_running (self);
   self->state = SPAWN_PROCESS_NOT_RUNNING;

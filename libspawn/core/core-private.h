@@ -1,0 +1,38 @@
+/* core-private.h - what the files of the core share
+ *
+ * The core is spawn_async_fd() and SpawnChild: backend.c (which backend,
+ * probed once), spawn.c (spawn_async_fd_full()), child.c (the handle, its
+ * watch and the reaper), child-wait.c (blocking and async waits),
+ * pdeathsig-thread.c (kill-on-close without the kernel's help) and
+ * error.c.  It sees the backends' contract (backends/backend.h) and base/
+ * below it; the layer above sees only spawn-core.h.
+ */
+#pragma once
+
+#include "backend.h"
+#include "spawn-core.h"
+
+/* backend.c */
+/* The backend for the next spawn, chosen on first use (forced, or the
+ * first that works here); NULL with @error if none can be had now. */
+const SpawnBackendOps *_spawn_backend_current (GError **error);
+/* 0: the kernel kills @ops's children when their fd goes; -ENOSYS: not
+ * here, PR_SET_PDEATHSIG it is; another -errno: the probe failed this
+ * time (not cached). */
+int _spawn_backend_probe_kill_on_close (const SpawnBackendOps *ops);
+
+/* child.c */
+/* A new handle, one reference, not started: start() fills it. */
+SpawnChild *_spawn_child_new (const SpawnBackendOps *ops, gboolean kill_on_close);
+
+/* pdeathsig-thread.c */
+/* ops->start (child, plan, stack, stack_size) run by the one thread of
+ * ours that never exits, so that PR_SET_PDEATHSIG, which fires when the
+ * parent *thread* exits, fires only when the process dies.  Sets
+ * plan->pdeathsig and parent_pid, and the affinity and nice value to
+ * copy.  -EPERM with @error set where the calling thread's confinement
+ * (seccomp, no_new_privs, capabilities, namespaces, cwd, root, umask)
+ * differs from that thread's. */
+int _spawn_pdeathsig_thread_start (const SpawnBackendOps *ops, SpawnChild *child,
+                                   SpawnExecPlan *plan, void *stack, gsize stack_size,
+                                   GError **error);
