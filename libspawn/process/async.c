@@ -1,224 +1,14 @@
-/* spawn-process-async.c - SpawnProcess the GIO way: waits and communicate()
+/* async.c - SpawnProcess the GIO way: waits and communicate()
  *
  * spawn_process_wait_async(), wait_check_async() and communicate() in
- * both flavours wait for the end of one run.  Each is a SpawnProcessWaiter
- * on the process's list; the end of the run (emit_end() in
- * spawn-process.c) fills every waiter of that run just before "finished"
- * is emitted and completes them just after.  Nothing here polls or
- * dispatches on its own: the process's source (or a blocking wait) does
- * the work, and a GTask carries the result to the caller's thread-default
- * context.  A cancelled waiter only leaves the list: the process runs on,
- * its input stays queued and its output buffered.
+ * both flavours wait for the end of one run, as waiters (waiters.c).
+ * Nothing here polls or dispatches on its own: the process's source (or
+ * a blocking wait) does the work.  communicate() feeds stdin through
+ * spawn_process_write() and the blocking one waits through wait.c.
  */
 #include "process-private.h"
 
 #include <string.h>
-
-static void
-waiter_clear (SpawnProcessWaiter *w)
-{
-  if (w->cancel_source != NULL)
-    {
-      g_source_destroy (w->cancel_source);
-      g_clear_pointer (&w->cancel_source, g_source_unref);
-    }
-  g_clear_pointer (&w->out, g_bytes_unref);
-  g_clear_pointer (&w->err, g_bytes_unref);
-}
-
-static void
-waiter_free (gpointer data)
-{
-  waiter_clear (data);
-  g_free (data);
-}
-
-/* Which of @self's channels are pipes of ours that communicate() reads. */
-static void
-note_pipes (SpawnProcess *self, SpawnProcessWaiter *w)
-{
-  int i;
-
-  for (i = 0; i < 3; i++)
-    w->pipes[i] = self->modes[i] == SPAWN_CHANNEL_PIPE;
-}
-
-/* What @w gets of a run that has ended; the status and the output are
- * those of the run just ended (self->exit_info, the buffers). */
-static void
-fill (SpawnProcess *self, SpawnProcessWaiter *w)
-{
-  w->ended = TRUE;
-  w->have_exit = self->have_exit;
-  w->info = self->exit_info;
-  if (!w->capture)
-    return;
-  /* On a failed write the output stays where it is, for read_all(). */
-  w->write_failed = self->write_errors != w->write_errors;
-  if (w->write_failed)
-    return;
-  if (w->pipes[SPAWN_PROCESS_STDOUT])
-    w->out = spawn_process_read_all (self, SPAWN_PROCESS_STDOUT);
-  if (w->pipes[SPAWN_PROCESS_STDERR])
-    w->err = spawn_process_read_all (self, SPAWN_PROCESS_STDERR);
-}
-
-void
-_spawn_process_waiters_ended (SpawnProcess *self, guint run)
-{
-  GList *l;
-
-  for (l = self->waiters; l != NULL; l = l->next)
-    {
-      SpawnProcessWaiter *w = l->data;
-
-      if (w->run == run && !w->ended)
-        fill (self, w);
-    }
-}
-
-/* Returns @w's task with what fill() found. */
-static void
-return_task (SpawnProcessWaiter *w)
-{
-  GTask *task = w->task;
-  GError *error = NULL;
-
-  if (w->cancel_source != NULL)
-    g_source_destroy (w->cancel_source);
-  if (w->write_failed)
-    g_task_return_new_error (task, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                             "Writing the input to the process failed");
-  else if (w->check && !w->have_exit)
-    g_task_return_new_error (task, SPAWN_ERROR, SPAWN_ERROR_STATUS_LOST,
-                             "The status of the process was lost");
-  else if (w->check &&
-           !g_spawn_check_wait_status (spawn_exit_info_to_wait_status (&w->info), &error))
-    g_task_return_error (task, error);
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-void
-_spawn_process_waiters_complete (SpawnProcess *self, guint run)
-{
-  GPtrArray *done = g_ptr_array_new ();
-  GList *l, *next;
-  guint i;
-
-  /* Off the list first: a callback may run from g_task_return_*() and
-   * wait again, start the next run or cancel another waiter. */
-  for (l = self->waiters; l != NULL; l = next)
-    {
-      SpawnProcessWaiter *w = l->data;
-
-      next = l->next;
-      if (w->run != run || !w->ended || w->task == NULL)
-        continue;
-      self->waiters = g_list_delete_link (self->waiters, l);
-      g_ptr_array_add (done, w->task);
-    }
-  for (i = 0; i < done->len; i++)
-    {
-      GTask *task = done->pdata[i];
-
-      return_task (g_task_get_task_data (task));
-      g_object_unref (task);
-    }
-  g_ptr_array_unref (done);
-}
-
-void
-_spawn_process_waiters_dispose (SpawnProcess *self)
-{
-  while (self->waiters != NULL)
-    {
-      SpawnProcessWaiter *w = self->waiters->data;
-
-      self->waiters = g_list_delete_link (self->waiters, self->waiters);
-      if (w->task == NULL)
-        continue;    /* a blocking communicate(): its wait ends on its own */
-      if (w->cancel_source != NULL)
-        g_source_destroy (w->cancel_source);
-      g_task_return_new_error (w->task, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING,
-                               "The process object was disposed");
-      g_object_unref (w->task);
-    }
-}
-
-static gboolean
-waiter_cancelled (GCancellable *cancellable G_GNUC_UNUSED, gpointer data)
-{
-  GTask *task = data;
-  SpawnProcess *self = g_task_get_source_object (task);
-  SpawnProcessWaiter *w = g_task_get_task_data (task);
-  GList *l = g_list_find (self->waiters, w);
-
-  /* Not on the list: completed already, this source is on its way out. */
-  if (l != NULL)
-    {
-      self->waiters = g_list_delete_link (self->waiters, l);
-      g_task_return_error_if_cancelled (task);
-      g_object_unref (task);
-    }
-  return G_SOURCE_REMOVE;
-}
-
-/* Which run a new waiter waits for: the running one, or one whose end is
- * being emitted right now up to "finished" (a waiter registered from a
- * handler of its end, "ready-read-*" or "error-occurred").  0 when the
- * process has ended already (*ended) or never ran (!*ended). */
-static guint
-run_to_wait_for (SpawnProcess *self, gboolean *ended)
-{
-  *ended = FALSE;
-  if (self->state == SPAWN_PROCESS_RUNNING)
-    return self->run;
-  if (self->end.run == self->run && self->finished_run != self->run &&
-      self->end.step <= END_FINISHED)
-    return self->run;
-  *ended = self->run > 0 && self->finished_run == self->run;
-  return 0;
-}
-
-/* Queues @task (its data a SpawnProcessWaiter) for the end of the run,
- * or completes it now. */
-static void
-add_waiter (SpawnProcess *self, GTask *task)
-{
-  SpawnProcessWaiter *w = g_task_get_task_data (task);
-  GCancellable *cancellable = g_task_get_cancellable (task);
-  gboolean ended;
-
-  w->task = task;
-  if (g_task_return_error_if_cancelled (task))
-    return;
-  w->run = run_to_wait_for (self, &ended);
-  if (w->run == 0 && !ended)
-    {
-      g_task_return_new_error (task, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING,
-                               "The process is not running");
-      return;
-    }
-  if (w->run == 0)
-    {
-      /* As GSubprocess: a process that has ended is waited for at once. */
-      fill (self, w);
-      return_task (w);
-      return;
-    }
-  if (cancellable != NULL)
-    {
-      w->cancel_source = g_cancellable_source_new (cancellable);
-      g_source_set_callback (w->cancel_source,
-                             (GSourceFunc) (void (*) (void)) waiter_cancelled,
-                             g_object_ref (task), g_object_unref);
-      g_source_attach (w->cancel_source, g_task_get_context (task));
-    }
-  /* The list's reference on the task. */
-  g_object_ref (task);
-  self->waiters = g_list_append (self->waiters, w);
-}
 
 static void
 wait_async (SpawnProcess *self, gboolean check, gpointer tag, GCancellable *cancellable,
@@ -229,8 +19,8 @@ wait_async (SpawnProcess *self, gboolean check, gpointer tag, GCancellable *canc
 
   g_task_set_source_tag (task, tag);
   w->check = check;
-  g_task_set_task_data (task, w, waiter_free);
-  add_waiter (self, task);
+  g_task_set_task_data (task, w, _spawn_process_waiter_free);
+  _spawn_process_waiter_add (self, task);
   g_object_unref (task);
 }
 
@@ -325,6 +115,16 @@ spawn_process_wait_check_finish (SpawnProcess *self, GAsyncResult *result, GErro
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+/* Which of @self's channels are pipes of ours that communicate() reads. */
+static void
+note_pipes (SpawnProcess *self, SpawnProcessWaiter *w)
+{
+  int i;
+
+  for (i = 0; i < 3; i++)
+    w->pipes[i] = self->modes[i] == SPAWN_CHANNEL_PIPE;
+}
+
 /* communicate() */
 
 typedef enum {
@@ -347,7 +147,7 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
   w->capture = TRUE;
   note_pipes (self, w);
   w->write_errors = self->write_errors;
-  w->run = run_to_wait_for (self, &ended);
+  w->run = _spawn_process_waiter_run (self, &ended);
   if (w->run != 0 && !async && self->state != SPAWN_PROCESS_RUNNING)
     {
       /* A blocking wait from a handler of the end cannot wait. */
@@ -356,8 +156,7 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
     }
   if (w->run == 0 && !ended)
     {
-      _spawn_process_fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING,
-                           "The process is not running");
+      _spawn_process_fail_not_running (error);
       return BEGIN_FAILED;
     }
   if (w->run == 0)
@@ -368,7 +167,7 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
                                "The process has ended: its input cannot be written");
           return BEGIN_FAILED;
         }
-      fill (self, w);
+      _spawn_process_waiter_fill (self, w);
       return BEGIN_DONE;
     }
   if (len > 0 && self->state != SPAWN_PROCESS_RUNNING)
@@ -486,15 +285,14 @@ spawn_process_communicate (SpawnProcess *self, GBytes *stdin_buf, GCancellable *
         ok = _spawn_process_wait_for (self, WAIT_FINISHED, -1, cancellable, error);
       self->waiters = g_list_remove (self->waiters, &w);
       if (ok && !w.ended)
-        ok = _spawn_process_fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING,
-                                  "The process is not running");
+        ok = _spawn_process_fail_not_running (error);
       break;
     case BEGIN_DONE:
     default:
       break;
     }
   ok = ok && communicate_result (&w, stdout_buf, stderr_buf, error);
-  waiter_clear (&w);
+  _spawn_process_waiter_clear (&w);
   g_object_unref (self);
   return ok;
 }
@@ -509,7 +307,7 @@ communicate_async (SpawnProcess *self, GBytes *stdin_buf, gpointer tag,
   GError *error = NULL;
 
   g_task_set_source_tag (task, tag);
-  g_task_set_task_data (task, w, waiter_free);
+  g_task_set_task_data (task, w, _spawn_process_waiter_free);
   w->task = task;
   if (g_task_return_error_if_cancelled (task))
     {
@@ -522,18 +320,12 @@ communicate_async (SpawnProcess *self, GBytes *stdin_buf, gpointer tag,
       g_task_return_error (task, error);
       break;
     case BEGIN_DONE:
-      return_task (w);
+      _spawn_process_waiter_return (w);
       break;
     case BEGIN_WAIT:
     default:
-      if (cancellable != NULL && !w->ended)
-        {
-          w->cancel_source = g_cancellable_source_new (cancellable);
-          g_source_set_callback (w->cancel_source,
-                                 (GSourceFunc) (void (*) (void)) waiter_cancelled,
-                                 g_object_ref (task), g_object_unref);
-          g_source_attach (w->cancel_source, g_task_get_context (task));
-        }
+      if (!w->ended)
+        _spawn_process_waiter_watch_cancellable (w);
       break;
     }
   g_object_unref (task);

@@ -1,13 +1,13 @@
-/* spawn-process-channel.c - a SpawnProcess's pipes and their buffers
+/* channel.c - a SpawnProcess's pipes and their buffers
  *
  * Our ends of the child's stdin, stdout and stderr pipes and the buffer
  * behind each: writing what spawn_process_write() buffered as far as the
  * pipe takes it (without SIGPIPE), reading what the child wrote in bounded
- * rounds, and the public calls that read lines or bytes from the buffers
- * and put bytes into stdin's; and the getters of the GIO streams that
- * SPAWN_CHANNEL_STREAM hands out instead.  The source and the waits call
- * in here when a descriptor is ready; the signals these reads and writes
- * cause are emitted from spawn-process.c.
+ * rounds, the public calls that read lines or bytes from the buffers, and
+ * the getters of the GIO streams that SPAWN_CHANNEL_STREAM hands out
+ * instead.  Nothing here emits a signal: these functions return what
+ * happened (bytes, errno) and run.c, which calls them when a descriptor
+ * is ready, announces it.
  */
 #include "process-private.h"
 
@@ -200,14 +200,12 @@ watch_stdin (SpawnProcess *self)
     }
 }
 
-/* Writes what is buffered for stdin, as far as the pipe takes it.  Returns
- * FALSE if the write failed (reported through "error-occurred"). */
-gboolean
-_spawn_process_flush_stdin (SpawnProcess *self)
+gssize
+_spawn_process_write_stdin (SpawnProcess *self)
 {
   Channel *c = &self->channels[SPAWN_PROCESS_STDIN];
-  guint64 written = 0;
-  gboolean ok = TRUE;
+  gssize written = 0;
+  int err = 0;
 
   while (c->fd >= 0 && _spawn_process_pending (c) > 0)
     {
@@ -217,17 +215,11 @@ _spawn_process_flush_stdin (SpawnProcess *self)
         break;
       if (n < 0)
         {
-          int errsv = errno;
-
+          err = -errno;
           g_byte_array_set_size (c->data, 0);
           c->pos = 0;
           self->write_errors++;
           _spawn_process_close_channel (self, SPAWN_PROCESS_STDIN);
-          _spawn_process_emit_error (self, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                                     "Cannot write to process %d: %s",
-                                     (int) spawn_child_get_pid (self->child),
-                                     g_strerror (errsv));
-          ok = FALSE;
           break;
         }
       consume (c, n);
@@ -237,19 +229,15 @@ _spawn_process_flush_stdin (SpawnProcess *self)
     _spawn_process_close_channel (self, SPAWN_PROCESS_STDIN);
   watch_stdin (self);
   if (written > 0)
-    {
-      self->write_count++;
-      _spawn_process_emit_bytes_written (self, written);
-    }
-  return ok;
+    self->write_count++;
+  return err < 0 ? err : written;
 }
 
 /* Output */
 
-/* Reads what the pipe holds (up to a bound unless @drain).  Returns TRUE
- * if new data arrived. */
 gboolean
-_spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean drain)
+_spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean drain,
+                             int *errnum)
 {
   Channel *c = &self->channels[i];
   gboolean got = FALSE;
@@ -275,13 +263,8 @@ _spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean
         break;
       if (n < 0)
         {
-          int errsv = errno;
-
+          *errnum = errno;
           _spawn_process_close_channel (self, i);
-          _spawn_process_emit_error (self, SPAWN_PROCESS_ERROR_READ_ERROR,
-                                     "Cannot read from process %d: %s",
-                                     (int) spawn_child_get_pid (self->child),
-                                     g_strerror (errsv));
           break;
         }
       c->eof = TRUE;
@@ -407,54 +390,6 @@ spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
   return line;
 }
 
-/* Writing */
-
-/**
- * spawn_process_write:
- * @self: a running process
- * @data: (array length=len) (element-type guint8): bytes for its stdin
- * @len: how many
- * @error: return location for a #GError
- *
- * Buffers @data for the process's stdin pipe and writes what the pipe
- * takes now; the rest goes from the main context or the blocking helpers.
- * Never raises SIGPIPE: a process that closed its stdin gives
- * %SPAWN_PROCESS_ERROR_WRITE_ERROR, also through
- * #SpawnProcess::error-occurred.
- *
- * Returns: %TRUE if buffered; %FALSE with %SPAWN_PROCESS_ERROR_NOT_RUNNING,
- *   or %SPAWN_PROCESS_ERROR_WRITE_ERROR if stdin is not a pipe, was closed,
- *   or the write failed
- */
-gboolean
-spawn_process_write (SpawnProcess *self, const void *data, gsize len, GError **error)
-{
-  Channel *c;
-
-  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
-  g_return_val_if_fail (data != NULL || len == 0, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  c = &self->channels[SPAWN_PROCESS_STDIN];
-  if (self->state != SPAWN_PROCESS_RUNNING)
-    return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING,
-                                "The process is not running");
-  if (c->fd < 0 || self->close_write_requested)
-    return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                                "The write channel is closed");
-  if (len > 0)
-    g_byte_array_append (c->data, data, len);
-  g_object_ref (self);
-  if (!_spawn_process_flush_stdin (self))
-    {
-      g_object_unref (self);
-      return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                                  "The process closed its stdin");
-    }
-  g_object_unref (self);
-  return TRUE;
-}
-
 /**
  * spawn_process_get_bytes_to_write:
  * @self: a process
@@ -470,24 +405,4 @@ spawn_process_get_bytes_to_write (SpawnProcess *self)
 {
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), 0);
   return _spawn_process_pending (&self->channels[SPAWN_PROCESS_STDIN]);
-}
-
-/**
- * spawn_process_close_write_channel:
- * @self: a process
- *
- * Closes the process's stdin once everything buffered has been written,
- * so that it sees end of file.
- */
-void
-spawn_process_close_write_channel (SpawnProcess *self)
-{
-  g_return_if_fail (SPAWN_IS_PROCESS (self));
-
-  self->close_write_requested = TRUE;
-  if (self->state != SPAWN_PROCESS_RUNNING)
-    return;
-  g_object_ref (self);
-  _spawn_process_flush_stdin (self);
-  g_object_unref (self);
 }

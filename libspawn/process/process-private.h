@@ -1,15 +1,12 @@
-/* spawn-process-private.h - what the spawn-process*.c files share
+/* process-private.h - what the files of process/ share
  *
- * SpawnProcess is one object in six files (see the comment at the top of
- * each): spawn-process.c (the GObject, start, the source, the end of a run
- * and every signal emission), spawn-process-config.c (the configuration,
- * its setters and getters), spawn-process-launch.c (configuration to
- * pipes, files, fds and environment for spawn_async_fd()),
- * spawn-process-channel.c (pipes, buffers, reading and writing),
- * spawn-process-wait.c (the blocking waits and execute()) and
- * spawn-process-async.c (the GIO-style waits and communicate()).  This header
- * holds the instance struct and the _spawn_process_* functions they call
- * across files; everything else stays static in its file.  Not installed.
+ * SpawnProcess is one object in nine files (see the comment at the top of
+ * process.c, and of each): the instance struct, the signal and property
+ * ids, and the _spawn_process_* functions they call across files;
+ * everything else stays static in its file.  The files call each other
+ * one way only: async.c and wait.c -> run.c -> launch.c, waiters.c ->
+ * channel.c, config.c, status.c (docs/design.md).  Of the core, only
+ * spawn-core.h.  Not installed.
  */
 #pragma once
 
@@ -28,7 +25,7 @@ typedef struct {
 } Channel;
 
 /* The emissions that report a run's end, in order (emit_end() in
- * spawn-process.c). */
+ * run.c). */
 typedef enum {
   END_READY_STDOUT,
   END_READY_STDERR,
@@ -101,7 +98,7 @@ struct _SpawnProcess {
   guint run;
   guint finished_run;
   /* What is left to emit of the last run's end (see emit_end() in
-   * spawn-process.c). */
+   * run.c). */
   struct {
     int step;                  /* the next EndStep */
     guint run;
@@ -146,29 +143,99 @@ _spawn_process_pending (const Channel *c)
   return c->data->len - c->pos;
 }
 
-/* spawn-process.c */
-
-/* "error-occurred" with a SPAWN_PROCESS_ERROR of @code. */
-void _spawn_process_emit_error (SpawnProcess *self, SpawnProcessError code,
-                                const char *format, ...) G_GNUC_PRINTF (3, 4);
 /* Sets @error to @code with @message; returns FALSE. */
-gboolean _spawn_process_fail (GError **error, SpawnProcessError code, const char *message);
-/* "bytes-written" for @written bytes, never nested (the caller holds a
- * reference). */
-void _spawn_process_emit_bytes_written (SpawnProcess *self, guint64 written);
+static inline gboolean
+_spawn_process_fail (GError **error, SpawnProcessError code, const char *message)
+{
+  g_set_error_literal (error, SPAWN_PROCESS_ERROR, code, message);
+  return FALSE;
+}
+
+static inline GError *
+_spawn_process_not_running_error (void)
+{
+  return g_error_new_literal (SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING,
+                              "The process is not running");
+}
+
+/* SPAWN_PROCESS_ERROR_NOT_RUNNING in @error; returns FALSE. */
+static inline gboolean
+_spawn_process_fail_not_running (GError **error)
+{
+  g_propagate_error (error, _spawn_process_not_running_error ());
+  return FALSE;
+}
+
+/* The ids of the signals and properties: registered by process.c's
+ * class_init, used (emitted, notified) by run.c. */
+enum {
+  SIGNAL_STARTED,
+  SIGNAL_FINISHED,
+  SIGNAL_ERROR_OCCURRED,
+  SIGNAL_STATE_CHANGED,
+  SIGNAL_READY_READ_STDOUT,
+  SIGNAL_READY_READ_STDERR,
+  SIGNAL_BYTES_WRITTEN,
+  N_SIGNALS
+};
+
+enum {
+  PROP_0,
+  PROP_ARGV,
+  PROP_WORKING_DIRECTORY,
+  PROP_FLAGS,
+  PROP_KILL_TIMEOUT,
+  PROP_DISPOSE_POLICY,
+  PROP_KILL_ON_CLOSE,
+  PROP_STATE,
+  PROP_PID,
+  PROP_BACKEND,
+  PROP_EXIT_CODE,
+  PROP_EXIT_STATUS,
+  N_PROPS
+};
+
+/* run.c */
+
+extern guint _spawn_process_signals[N_SIGNALS];
+extern GParamSpec *_spawn_process_props[N_PROPS];
 /* Handles what poll reported for stdin, stdout, stderr and the child's fd
  * (@revents, indexed by channel and CHILD_SLOT); a wait passes @what. */
 void _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4],
                             WaitFor what);
+/* The earliest of the kill deadline and the next recheck (monotonic µs),
+ * or -1 for none. */
+gint64 _spawn_process_next_wakeup (SpawnProcess *self);
+/* Closes the channels, destroys the source and drops the child. */
+void _spawn_process_release_running (SpawnProcess *self);
 
-/* spawn-process-wait.c */
+/* wait.c */
 
 /* The blocking wait behind the spawn_process_wait_for_*() calls. */
 gboolean _spawn_process_wait_for (SpawnProcess *self, WaitFor what, int timeout_ms,
                                   GCancellable *cancellable, GError **error);
 
-/* spawn-process-async.c */
+/* waiters.c */
 
+void _spawn_process_waiter_clear (SpawnProcessWaiter *w);
+/* A GDestroyNotify for a task's SpawnProcessWaiter. */
+void _spawn_process_waiter_free (gpointer data);
+/* Which run a new waiter waits for: the running one, or one whose end is
+ * being emitted right now up to "finished" (a waiter registered from a
+ * handler of its end, "ready-read-*" or "error-occurred").  0 when the
+ * process has ended already (*ended) or never ran (!*ended). */
+guint _spawn_process_waiter_run (SpawnProcess *self, gboolean *ended);
+/* What @w gets of a run that has ended: the status and, for communicate,
+ * the output. */
+void _spawn_process_waiter_fill (SpawnProcess *self, SpawnProcessWaiter *w);
+/* Returns @w's task with what _spawn_process_waiter_fill() found. */
+void _spawn_process_waiter_return (SpawnProcessWaiter *w);
+/* Queues @task (its data a SpawnProcessWaiter) for the end of the run,
+ * or completes it now. */
+void _spawn_process_waiter_add (SpawnProcess *self, GTask *task);
+/* Cancelling @w's task's cancellable takes @w off the list and returns
+ * its task cancelled. */
+void _spawn_process_waiter_watch_cancellable (SpawnProcessWaiter *w);
 /* At the end of @run, just before "finished": what every waiter of @run
  * will get (status, output). */
 void _spawn_process_waiters_ended (SpawnProcess *self, guint run);
@@ -179,7 +246,7 @@ void _spawn_process_waiters_complete (SpawnProcess *self, guint run);
  * here with any, as each task holds a reference). */
 void _spawn_process_waiters_dispose (SpawnProcess *self);
 
-/* spawn-process-config.c */
+/* config.c */
 
 void _spawn_process_init_config (SpawnProcess *self);
 /* Frees the configuration and closes the descriptors it owns. */
@@ -187,19 +254,22 @@ void _spawn_process_clear_config (SpawnProcess *self);
 /* The environment the child gets, or NULL for ours unchanged. */
 char **_spawn_process_build_environment (SpawnProcess *self);
 
-/* spawn-process-launch.c */
+/* launch.c */
 
-/* spawn_async_fd() with the configuration; NULL and @error on failure. */
+/* spawn_async_fd_full() with the configuration; NULL and @error on
+ * failure, with nothing left open. */
 SpawnChild *_spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error);
 
-/* spawn-process-channel.c */
+/* channel.c: no signal is emitted here; run.c announces what happened. */
 
 /* Empties @c's buffer and clears its end of file. */
 void _spawn_process_reset_channel (Channel *c);
 /* Takes channel @i out of the source and closes our end. */
 void _spawn_process_close_channel (SpawnProcess *self, SpawnProcessChannel i);
-/* Writes buffered stdin; FALSE (after "error-occurred") if that failed. */
-gboolean _spawn_process_flush_stdin (SpawnProcess *self);
-/* Reads channel @i (all of it with @drain); TRUE if data arrived. */
+/* Writes buffered stdin as far as the pipe takes it: the bytes written,
+ * or -errno after a failed write (the buffer dropped, stdin closed). */
+gssize _spawn_process_write_stdin (SpawnProcess *self);
+/* Reads channel @i (all of it with @drain); TRUE if data arrived.  A
+ * failed read closes the channel and sets *@errnum. */
 gboolean _spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i,
-                                      gboolean drain);
+                                      gboolean drain, int *errnum);

@@ -1,8 +1,8 @@
-/* spawn-process-wait.c - SpawnProcess without a main loop
+/* wait.c - SpawnProcess without a main loop
  *
  * The blocking helpers: spawn_process_wait_for_*() poll the process's
  * descriptors themselves and hand what poll() says to the same
- * _spawn_process_events() the source dispatches, so the same signals are
+ * _spawn_process_events() (run.c) the source dispatches, so the same signals are
  * emitted in the same order; they own the main context the process is
  * watched from meanwhile.  spawn_process_execute() is a whole run on top
  * of them, from a private context.  A cancellable's fd is polled with the
@@ -15,142 +15,164 @@
 
 /* Waiting without a main loop */
 
+/* One blocking wait: what it waits for, since when. */
+typedef struct {
+  WaitFor what;
+  gint64 deadline;             /* monotonic µs, -1: none */
+  guint64 reads, writes;       /* the process's counts when it began */
+  guint run;
+  gboolean polled;             /* at least once */
+  GPollFD cancel_fd;
+  gboolean have_cancel_fd;
+} Wait;
+
+/* While we block, no other thread may dispatch this object from the
+ * context its source is attached to: own that context meanwhile (its
+ * other users wait), and refuse if another thread owns it, which is
+ * running it now.  Acquiring is recursive, so a wait from a handler that
+ * context dispatched is fine.  *@context: what to release, or NULL. */
+static gboolean
+wait_acquire_context (SpawnProcess *self, GMainContext **context, GError **error)
+{
+  *context = NULL;
+  if (self->source == NULL)
+    return TRUE;
+  *context = g_main_context_ref (g_source_get_context (self->source));
+  if (g_main_context_acquire (*context))
+    return TRUE;
+  g_clear_pointer (context, g_main_context_unref);
+  return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRONG_THREAD,
+                              "Another thread runs the main context "
+                              "this process is watched from");
+}
+
+static void
+wait_release_context (GMainContext *context)
+{
+  if (context == NULL)
+    return;
+  g_main_context_release (context);
+  g_main_context_unref (context);
+}
+
+/* Whether @w is over: TRUE with *@ok once it is (*@ok FALSE with @error
+ * set if it failed), FALSE to poll again. */
+static gboolean
+wait_is_over (SpawnProcess *self, const Wait *w, GCancellable *cancellable,
+              gboolean *ok, GError **error)
+{
+  *ok = FALSE;
+  /* First: a cancelled wait returns CANCELLED, also when what it
+   * waited for happened in the same pass (as GIO's calls do). */
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return TRUE;
+  /* For FINISHED: our run's "finished" was emitted.  A handler may have
+   * started the next run since, which is not what we wait for (QProcess
+   * returns once finished was emitted). */
+  if ((w->what == WAIT_READY_READ && self->read_count != w->reads) ||
+      (w->what == WAIT_BYTES_WRITTEN && self->write_count != w->writes) ||
+      (w->what == WAIT_FINISHED && self->finished_run == w->run))
+    return *ok = TRUE;
+  if (self->run != w->run || self->state != SPAWN_PROCESS_RUNNING)
+    return !_spawn_process_fail_not_running (error);
+  if (w->what == WAIT_BYTES_WRITTEN &&
+      _spawn_process_pending (&self->channels[SPAWN_PROCESS_STDIN]) == 0)
+    return !_spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "Nothing to write");
+  /* Only after one poll at least: with a timeout of 0 the caller asks
+   * "anything now?", and a loop of such calls must get there. */
+  if (w->polled && w->deadline >= 0 && g_get_monotonic_time () >= w->deadline)
+    return !_spawn_process_fail (error, SPAWN_PROCESS_ERROR_TIMED_OUT,
+                                 "Timed out waiting for the process");
+  return FALSE;
+}
+
+/* Milliseconds to the earliest of @deadline and the process's own. */
 static int
-poll_timeout (SpawnProcess *self, gint64 deadline)
+wait_poll_timeout (SpawnProcess *self, gint64 deadline)
 {
   gint64 now = g_get_monotonic_time ();
+  gint64 next = _spawn_process_next_wakeup (self);
   gint64 until = deadline;
 
-  if (self->kill_deadline > 0 && (until < 0 || self->kill_deadline < until))
-    until = self->kill_deadline;
-  if (self->next_recheck > 0 && (until < 0 || self->next_recheck < until))
-    until = self->next_recheck;
+  if (next >= 0 && (until < 0 || next < until))
+    until = next;
   if (until < 0)
     return -1;
   /* Round up: waking a little late beats spinning a little early. */
   return until <= now ? 0 : (int) MIN ((until - now + 999) / 1000, G_MAXINT);
 }
 
+/* Polls the process's descriptors (and the cancellable's) once and hands
+ * what poll said to _spawn_process_events().  FALSE with @error if poll
+ * itself failed. */
+static gboolean
+wait_poll_once (SpawnProcess *self, Wait *w, GError **error)
+{
+  struct pollfd pfd[5];
+  GIOCondition revents[4] = { 0, 0, 0, 0 };
+  int slot[5];
+  int n = 0, i;
+
+  for (i = 0; i < 3; i++)
+    {
+      Channel *c = &self->channels[i];
+
+      if (c->fd < 0 || (i == SPAWN_PROCESS_STDIN && _spawn_process_pending (c) == 0))
+        continue;
+      pfd[n].fd = c->fd;
+      pfd[n].events = i == SPAWN_PROCESS_STDIN ? POLLOUT : POLLIN;
+      slot[n++] = i;
+    }
+  pfd[n].fd = spawn_child_get_fd (self->child);
+  pfd[n].events = POLLIN;
+  slot[n++] = CHILD_SLOT;
+  if (w->have_cancel_fd)
+    {
+      pfd[n].fd = w->cancel_fd.fd;
+      pfd[n].events = POLLIN;
+      slot[n++] = -1;
+    }
+  if (poll (pfd, n, wait_poll_timeout (self, w->deadline)) < 0 && errno != EINTR)
+    {
+      int errsv = errno;
+
+      /* EINVAL (RLIMIT_NOFILE below our fd count) or ENOMEM: the wait
+       * failed, the process did not; it is still ours to wait for. */
+      g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_READ_ERROR,
+                   "Cannot poll the descriptors of process %d: %s",
+                   (int) spawn_child_get_pid (self->child), g_strerror (errsv));
+      return FALSE;
+    }
+  w->polled = TRUE;
+  for (i = 0; i < n; i++)
+    if (slot[i] >= 0)
+      revents[slot[i]] = pfd[i].revents;
+  _spawn_process_events (self, revents, w->what);
+  return TRUE;
+}
+
 gboolean
 _spawn_process_wait_for (SpawnProcess *self, WaitFor what, int timeout_ms,
                          GCancellable *cancellable, GError **error)
 {
-  gint64 deadline = timeout_ms < 0 ? -1 : g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-  guint64 reads = self->read_count, writes = self->write_count;
-  guint run = self->run;
-  gboolean ok = FALSE, polled = FALSE;
-  GMainContext *context = NULL;
-  GPollFD cancel_fd;
-  gboolean have_cancel_fd;
+  Wait w = { .what = what, .deadline = -1, .reads = self->read_count,
+             .writes = self->write_count, .run = self->run };
+  GMainContext *context;
+  gboolean ok = FALSE;
 
-  /* While we block, no other thread may dispatch this object from the
-   * context its source is attached to: own that context meanwhile (its
-   * other users wait), and refuse if another thread owns it, which is
-   * running it now.  Acquiring is recursive, so a wait from a handler
-   * that context dispatched is fine. */
-  if (self->source != NULL)
-    {
-      context = g_main_context_ref (g_source_get_context (self->source));
-      if (!g_main_context_acquire (context))
-        {
-          g_main_context_unref (context);
-          return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRONG_THREAD,
-                                      "Another thread runs the main context "
-                                      "this process is watched from");
-        }
-    }
+  if (timeout_ms >= 0)
+    w.deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  if (!wait_acquire_context (self, &context, error))
+    return FALSE;
   g_object_ref (self);
-  have_cancel_fd = g_cancellable_make_pollfd (cancellable, &cancel_fd);
-  for (;;)
-    {
-      struct pollfd pfd[5];
-      GIOCondition revents[4] = { 0, 0, 0, 0 };
-      int slot[5];
-      int n = 0, i;
-
-      /* First: a cancelled wait returns CANCELLED, also when what it
-       * waited for happened in the same pass (as GIO's calls do). */
-      if (g_cancellable_set_error_if_cancelled (cancellable, error))
-        break;
-      if ((what == WAIT_READY_READ && self->read_count != reads) ||
-          (what == WAIT_BYTES_WRITTEN && self->write_count != writes))
-        {
-          ok = TRUE;
-          break;
-        }
-      /* Our run's "finished" was emitted: a handler may have started the
-       * next run since, which is not what we wait for (QProcess returns
-       * once finished was emitted). */
-      if (what == WAIT_FINISHED && self->finished_run == run)
-        {
-          ok = TRUE;
-          break;
-        }
-      if (self->run != run || self->state != SPAWN_PROCESS_RUNNING)
-        {
-          _spawn_process_fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING,
-                               "The process is not running");
-          break;
-        }
-      if (what == WAIT_BYTES_WRITTEN &&
-          _spawn_process_pending (&self->channels[SPAWN_PROCESS_STDIN]) == 0)
-        {
-          _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "Nothing to write");
-          break;
-        }
-      /* Only after one poll at least: with a timeout of 0 the caller
-       * asks "anything now?", and a loop of such calls must get there. */
-      if (polled && deadline >= 0 && g_get_monotonic_time () >= deadline)
-        {
-          _spawn_process_fail (error, SPAWN_PROCESS_ERROR_TIMED_OUT,
-                               "Timed out waiting for the process");
-          break;
-        }
-
-      for (i = 0; i < 3; i++)
-        {
-          Channel *c = &self->channels[i];
-
-          if (c->fd < 0 || (i == SPAWN_PROCESS_STDIN && _spawn_process_pending (c) == 0))
-            continue;
-          pfd[n].fd = c->fd;
-          pfd[n].events = i == SPAWN_PROCESS_STDIN ? POLLOUT : POLLIN;
-          slot[n++] = i;
-        }
-      pfd[n].fd = spawn_child_get_fd (self->child);
-      pfd[n].events = POLLIN;
-      slot[n++] = CHILD_SLOT;
-      if (have_cancel_fd)
-        {
-          pfd[n].fd = cancel_fd.fd;
-          pfd[n].events = POLLIN;
-          slot[n++] = -1;
-        }
-      if (poll (pfd, n, poll_timeout (self, deadline)) < 0 && errno != EINTR)
-        {
-          int errsv = errno;
-
-          /* EINVAL (RLIMIT_NOFILE below our fd count) or ENOMEM: the wait
-           * failed, the process did not; it is still ours to wait for. */
-          g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_READ_ERROR,
-                       "Cannot poll the descriptors of process %d: %s",
-                       (int) spawn_child_get_pid (self->child), g_strerror (errsv));
-          break;
-        }
-      polled = TRUE;
-      for (i = 0; i < n; i++)
-        if (slot[i] >= 0)
-          revents[slot[i]] = pfd[i].revents;
-      _spawn_process_events (self, revents, what);
-    }
-  if (have_cancel_fd)
+  w.have_cancel_fd = g_cancellable_make_pollfd (cancellable, &w.cancel_fd);
+  while (!wait_is_over (self, &w, cancellable, &ok, error) &&
+         wait_poll_once (self, &w, error))
+    ;
+  if (w.have_cancel_fd)
     g_cancellable_release_fd (cancellable);
   g_object_unref (self);
-  if (context != NULL)
-    {
-      g_main_context_release (context);
-      g_main_context_unref (context);
-    }
+  wait_release_context (context);
   return ok;
 }
 
@@ -174,8 +196,7 @@ spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms G_GNUC_UNUSED
 
   if (self->state == SPAWN_PROCESS_RUNNING)
     return TRUE;
-  return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING,
-                              "The process is not running");
+  return _spawn_process_fail_not_running (error);
 }
 
 /**
@@ -261,8 +282,7 @@ spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (self->state != SPAWN_PROCESS_RUNNING)
-    return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_NOT_RUNNING,
-                                "The process is not running");
+    return _spawn_process_fail_not_running (error);
   return _spawn_process_wait_for (self, WAIT_FINISHED, timeout_ms, cancellable, error);
 }
 

@@ -1,0 +1,706 @@
+/* run.c - one run of a SpawnProcess: start, watch, end; every emission
+ *
+ * One GSource per running process watches everything it owns: the child's
+ * fd, our ends of its pipes, and a ready time for the kill timeout (and
+ * for the sigchld backend's recheck).  The blocking waits (wait.c) poll
+ * the same descriptors themselves and feed the same
+ * _spawn_process_events(), so both paths emit the same signals in the
+ * same order.
+ *
+ * Here: start and start_detached(), the source and what a wakeup means,
+ * writing to stdin, the end of a run and its emissions, terminate, kill
+ * and send_signal.  Every signal of SpawnProcess is emitted from this
+ * file (their ids live here; process.c registers them), never nested in
+ * a handler of its own.  channel.c below moves the bytes and reports
+ * errno; launch.c turns the configuration into a child.
+ */
+#include "process-private.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+
+guint _spawn_process_signals[N_SIGNALS];
+GParamSpec *_spawn_process_props[N_PROPS];
+
+typedef struct {
+  GSource source;
+  SpawnProcess *process;       /* not a reference: dispose destroys us */
+} ProcessSource;
+
+static void
+set_state (SpawnProcess *self, SpawnProcessState state)
+{
+  if (self->state == state)
+    return;
+  self->state = state;
+  /* The PID and the backend come and go with the running state. */
+  g_object_freeze_notify (G_OBJECT (self));
+  g_object_notify_by_pspec (G_OBJECT (self), _spawn_process_props[PROP_STATE]);
+  if (state != SPAWN_PROCESS_STARTING)
+    g_object_notify_by_pspec (G_OBJECT (self), _spawn_process_props[PROP_PID]);
+  if (state == SPAWN_PROCESS_RUNNING)
+    g_object_notify_by_pspec (G_OBJECT (self), _spawn_process_props[PROP_BACKEND]);
+  g_object_thaw_notify (G_OBJECT (self));
+  g_signal_emit (self, _spawn_process_signals[SIGNAL_STATE_CHANGED], 0, (int) state);
+}
+
+static void
+run_emit_error (SpawnProcess *self, SpawnProcessError code, const char *format, ...)
+  G_GNUC_PRINTF (3, 4);
+
+static void
+run_emit_error (SpawnProcess *self, SpawnProcessError code, const char *format, ...)
+{
+  GError *error;
+  va_list ap;
+
+  va_start (ap, format);
+  error = g_error_new_valist (SPAWN_PROCESS_ERROR, code, format, ap);
+  va_end (ap);
+  g_clear_error (&self->last_error);
+  self->last_error = g_error_copy (error);
+  g_signal_emit (self, _spawn_process_signals[SIGNAL_ERROR_OCCURRED], 0, error);
+  g_error_free (error);
+}
+
+/* The source */
+
+gint64
+_spawn_process_next_wakeup (SpawnProcess *self)
+{
+  gint64 next = -1;
+
+  if (self->kill_deadline > 0)
+    next = self->kill_deadline;
+  if (self->next_recheck > 0 && (next < 0 || self->next_recheck < next))
+    next = self->next_recheck;
+  return next;
+}
+
+static void
+update_ready_time (SpawnProcess *self)
+{
+  g_source_set_ready_time (self->source, _spawn_process_next_wakeup (self));
+}
+
+static gboolean
+process_source_dispatch (GSource *source, GSourceFunc callback G_GNUC_UNUSED,
+                         gpointer user_data G_GNUC_UNUSED)
+{
+  SpawnProcess *self = ((ProcessSource *) source)->process;
+  GIOCondition revents[4] = { 0, 0, 0, 0 };
+  int i;
+
+  for (i = 0; i < 3; i++)
+    if (self->channels[i].tag != NULL)
+      revents[i] = g_source_query_unix_fd (source, self->channels[i].tag);
+  if (self->child_tag != NULL)
+    revents[CHILD_SLOT] = g_source_query_unix_fd (source, self->child_tag);
+  g_object_ref (self);
+  _spawn_process_events (self, revents, WAIT_NOTHING);
+  g_object_unref (self);
+  return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs process_source_funcs = {
+  .dispatch = process_source_dispatch,
+};
+
+static void
+destroy_source (SpawnProcess *self)
+{
+  int i;
+
+  if (self->source == NULL)
+    return;
+  for (i = 0; i < 3; i++)
+    self->channels[i].tag = NULL;
+  self->child_tag = NULL;
+  g_source_destroy (self->source);
+  g_clear_pointer (&self->source, g_source_unref);
+}
+
+/* "bytes-written" and "ready-read-*" */
+
+/* "bytes-written", never from inside one of its handlers: a handler that
+ * writes again would otherwise recurse once per write (tens of thousands
+ * of frames for a pipe's worth of small writes).  Counts that come in
+ * meanwhile are announced in a loop once the handler has returned.  The
+ * caller holds a reference. */
+static void
+run_emit_bytes_written (SpawnProcess *self, guint64 written)
+{
+  if (self->emitting_written)
+    {
+      self->unannounced_written += written;
+      return;
+    }
+  self->emitting_written = TRUE;
+  while (written > 0)
+    {
+      g_signal_emit (self, _spawn_process_signals[SIGNAL_BYTES_WRITTEN], 0, written);
+      written = self->unannounced_written;
+      self->unannounced_written = 0;
+    }
+  self->emitting_written = FALSE;
+}
+
+/* "ready-read-*", never from inside one of its own handlers (one that
+ * calls wait_for_ready_read(), say): data read meanwhile is announced
+ * again once the handler has returned, if it is still buffered.  The
+ * caller holds a reference. */
+static void
+emit_ready_read_channel (SpawnProcess *self, SpawnProcessChannel i)
+{
+  guint id = _spawn_process_signals[i == SPAWN_PROCESS_STDOUT ? SIGNAL_READY_READ_STDOUT
+                                               : SIGNAL_READY_READ_STDERR];
+
+  if (self->emitting_ready[i])
+    {
+      self->unannounced_ready[i] = TRUE;
+      return;
+    }
+  self->emitting_ready[i] = TRUE;
+  do
+    {
+      self->unannounced_ready[i] = FALSE;
+      g_signal_emit (self, id, 0);
+    }
+  while (self->unannounced_ready[i] && _spawn_process_pending (&self->channels[i]) > 0);
+  self->unannounced_ready[i] = FALSE;
+  self->emitting_ready[i] = FALSE;
+}
+
+static void
+emit_ready_read (SpawnProcess *self, const gboolean got[3])
+{
+  if (got[SPAWN_PROCESS_STDOUT])
+    emit_ready_read_channel (self, SPAWN_PROCESS_STDOUT);
+  if (got[SPAWN_PROCESS_STDERR])
+    emit_ready_read_channel (self, SPAWN_PROCESS_STDERR);
+}
+
+/* Input and output, with what they cause announced */
+
+/* Writes buffered stdin as far as the pipe takes it; "bytes-written" for
+ * what went, "error-occurred" if the write failed (then FALSE). */
+static gboolean
+run_flush_stdin (SpawnProcess *self)
+{
+  gssize written = _spawn_process_write_stdin (self);
+
+  if (written < 0)
+    {
+      run_emit_error (self, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                      "Cannot write to process %d: %s",
+                      (int) spawn_child_get_pid (self->child), g_strerror ((int) -written));
+      return FALSE;
+    }
+  if (written > 0)
+    run_emit_bytes_written (self, written);
+  return TRUE;
+}
+
+/* Reads channel @i (all of it with @drain); TRUE if data arrived.  A
+ * failed read is announced through "error-occurred". */
+static gboolean
+run_read (SpawnProcess *self, SpawnProcessChannel i, gboolean drain)
+{
+  int errnum = 0;
+  gboolean got = _spawn_process_read_channel (self, i, drain, &errnum);
+
+  if (errnum != 0)
+    run_emit_error (self, SPAWN_PROCESS_ERROR_READ_ERROR, "Cannot read from process %d: %s",
+                    (int) spawn_child_get_pid (self->child), g_strerror (errnum));
+  return got;
+}
+
+/* The end */
+
+void
+_spawn_process_release_running (SpawnProcess *self)
+{
+  int i;
+
+  for (i = 0; i < 3; i++)
+    _spawn_process_close_channel (self, i);
+  destroy_source (self);
+  g_clear_pointer (&self->child, spawn_child_unref);
+  self->kill_deadline = 0;
+  self->next_recheck = 0;
+}
+
+/* Emits what is left of the last run's end.  Each step is taken off
+ * before its emission, and spawn_process_start() calls this first: a
+ * handler that starts the process again (from "state-changed" or
+ * "error-occurred") thus gets the old run's "finished", with the old
+ * run's values, before the new run's "started".  The caller holds a
+ * reference. */
+static void
+emit_end (SpawnProcess *self)
+{
+  while (self->end.step < END_DONE)
+    {
+      EndStep step = self->end.step++;
+      const SpawnExitInfo *info = &self->end.info;
+
+      switch (step)
+        {
+        case END_READY_STDOUT:
+        case END_READY_STDERR:
+          {
+            SpawnProcessChannel i = step == END_READY_STDOUT ? SPAWN_PROCESS_STDOUT
+                                                             : SPAWN_PROCESS_STDERR;
+
+            if (self->end.got[i])
+              emit_ready_read_channel (self, i);
+          }
+          break;
+        case END_CRASHED:
+          if (self->end.err < 0)
+            run_emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
+                                       "The status of the process was lost: %s",
+                                       g_strerror (-self->end.err));
+          else if (info->kind != SPAWN_EXIT_EXITED)
+            run_emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
+                                       "The process crashed (signal %d)", info->status);
+          break;
+        case END_FINISHED:
+          {
+            guint run = self->end.run;
+
+            self->finished_run = run;
+            /* The waiters' share first: a handler may start the next
+             * run, which empties the buffers and replaces self->end. */
+            _spawn_process_waiters_ended (self, run);
+            g_signal_emit (self, _spawn_process_signals[SIGNAL_FINISHED], 0,
+                           self->end.err == 0 ? info->status : -1,
+                           (int) (self->end.err == 0 && info->kind == SPAWN_EXIT_EXITED
+                                    ? SPAWN_PROCESS_EXIT_NORMAL : SPAWN_PROCESS_EXIT_CRASH),
+                           self->end.err == 0 ? info : NULL);
+            _spawn_process_waiters_complete (self, run);
+          }
+          break;
+        case END_DONE:
+        default:
+          break;
+        }
+    }
+}
+
+/* The child has ended: how (@err 0 and *@ended), or -ECHILD. */
+static void
+run_finish (SpawnProcess *self, int err, const SpawnExitInfo *ended)
+{
+  gboolean got[3] = { FALSE, FALSE, FALSE };
+  SpawnExitInfo info;
+
+  /* Whatever it wrote before it ended is in the pipes by now. */
+  got[SPAWN_PROCESS_STDOUT] = run_read (self, SPAWN_PROCESS_STDOUT, TRUE);
+  got[SPAWN_PROCESS_STDERR] = run_read (self, SPAWN_PROCESS_STDERR, TRUE);
+  if (err == 0)
+    {
+      info = *ended;
+      self->exit_info = info;
+      self->have_exit = TRUE;
+    }
+  else
+    {
+      /* The status was taken by someone else (sigchld or pidfd backend
+       * with a waitpid(-1) elsewhere): report a crash we know nothing of. */
+      memset (&info, 0, sizeof info);
+      info.kind = SPAWN_EXIT_KILLED;
+      self->exit_info = info;
+      self->have_exit = FALSE;
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), _spawn_process_props[PROP_EXIT_CODE]);
+  g_object_notify_by_pspec (G_OBJECT (self), _spawn_process_props[PROP_EXIT_STATUS]);
+  _spawn_process_release_running (self);
+  _spawn_process_reset_channel (&self->channels[SPAWN_PROCESS_STDIN]);
+  self->close_write_requested = FALSE;
+  /* Leftover data is still readable after "finished", as in QProcess. */
+  self->channels[SPAWN_PROCESS_STDOUT].eof = TRUE;
+  self->channels[SPAWN_PROCESS_STDERR].eof = TRUE;
+  self->end.step = END_READY_STDOUT;
+  self->end.run = self->run;
+  memcpy (self->end.got, got, sizeof got);
+  self->end.err = err;
+  self->end.info = info;
+  /* Not running from here on, so handlers cannot reach the child. */
+  set_state (self, SPAWN_PROCESS_NOT_RUNNING);
+  emit_end (self);
+}
+
+static void
+check_deadlines (SpawnProcess *self)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  /* Called once the status has been looked for and was not there: the
+   * process ran at the deadline as far as we can tell.  Only a kill that
+   * reached it is a timeout: ESRCH (clonefd, the process just exited and
+   * was reaped by the kernel) means its end is on its way. */
+  if (self->kill_deadline > 0 && now >= self->kill_deadline)
+    {
+      self->kill_deadline = 0;
+      if (spawn_child_send_signal (self->child, SIGKILL, NULL))
+        run_emit_error (self, SPAWN_PROCESS_ERROR_TIMED_OUT,
+                                   "Process %d killed after %d ms",
+                                   (int) spawn_child_get_pid (self->child),
+                                   self->kill_timeout_ms);
+    }
+  if (self->state == SPAWN_PROCESS_RUNNING && self->next_recheck > 0 &&
+      now >= self->next_recheck)
+    self->next_recheck = now + _spawn_child_get_recheck_interval (self->child) * 1000;
+}
+
+/* Everything a wakeup can mean, for both the source and the waits.
+ * @revents: what poll said of stdin, stdout, stderr and the child's fd.
+ * @what: a wait stops the pass once what it waits for has happened, as
+ * QProcess's do: a wait for output or for a write that also processed
+ * the end would leave the caller's next wait_for_finished() with a
+ * process that is no longer running.
+ * Handlers may do anything, including dropping their reference: the
+ * caller holds one. */
+void
+_spawn_process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFor what)
+{
+  gboolean got[3] = { FALSE, FALSE, FALSE };
+  guint64 writes = self->write_count;
+  SpawnExitInfo info;
+  int err;
+
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return;
+  if (revents[SPAWN_PROCESS_STDOUT])
+    got[SPAWN_PROCESS_STDOUT] = run_read (self, SPAWN_PROCESS_STDOUT, FALSE);
+  if (revents[SPAWN_PROCESS_STDERR])
+    got[SPAWN_PROCESS_STDERR] = run_read (self, SPAWN_PROCESS_STDERR, FALSE);
+  emit_ready_read (self, got);
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return;
+  if (what == WAIT_READY_READ && (got[SPAWN_PROCESS_STDOUT] || got[SPAWN_PROCESS_STDERR]))
+    return;
+  if (revents[SPAWN_PROCESS_STDIN])
+    run_flush_stdin (self);
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return;
+  if (what == WAIT_BYTES_WRITTEN && self->write_count != writes)
+    return;
+  /* The status first, then the deadlines: a loop or a wait that comes
+   * late must not take a process that exited in time for one that ran
+   * over.  Cheap when it has not ended: one non-blocking read or waitid. */
+  err = _spawn_child_collect (self->child, &info);
+  if (err != -EAGAIN)
+    {
+      run_finish (self, err, &info);
+      return;
+    }
+  check_deadlines (self);
+  if (self->state == SPAWN_PROCESS_RUNNING && self->source != NULL)
+    update_ready_time (self);
+}
+
+/* Starting */
+
+static gboolean run_start (SpawnProcess *self, GError **error);
+
+/**
+ * spawn_process_start:
+ * @self: a process, not running
+ * @error: return location for a #GError
+ *
+ * Starts the program.  On success #SpawnProcess::started has been emitted
+ * before this returns, and from now on the process is watched from the
+ * thread-default main context of the calling thread: run it (or use the
+ * blocking helpers) for output, input and the end.
+ *
+ * Returns: %TRUE if the program runs; %FALSE with a %SPAWN_ERROR (why
+ *   exec, chdir or opening a redirection failed) after
+ *   #SpawnProcess::error-occurred with %SPAWN_PROCESS_ERROR_FAILED_TO_START
+ */
+gboolean
+spawn_process_start (SpawnProcess *self, GError **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (self->argv != NULL && self->argv[0] != NULL, FALSE);
+  g_return_val_if_fail (self->state == SPAWN_PROCESS_NOT_RUNNING, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* Every public call that emits holds a reference across its emissions
+   * (as dispatch and the waits do): a handler may drop the caller's
+   * last one. */
+  g_object_ref (self);
+  /* Called from a handler of the last run's end: that end first. */
+  emit_end (self);
+  /* ... whose handlers may have started it again themselves. */
+  if (self->state == SPAWN_PROCESS_NOT_RUNNING)
+    ok = run_start (self, error);
+  else
+    {
+      g_critical ("%s: a handler of the last run's end started the process again",
+                  G_STRFUNC);
+      ok = FALSE;
+    }
+  g_object_unref (self);
+  return ok;
+}
+
+static gboolean
+run_start (SpawnProcess *self, GError **error)
+{
+  GError *local_error = NULL;
+  SpawnChild *child;
+  GMainContext *context;
+  int i;
+
+  self->run++;
+  for (i = 0; i < 3; i++)
+    _spawn_process_reset_channel (&self->channels[i]);
+  self->have_exit = FALSE;
+  memset (&self->exit_info, 0, sizeof self->exit_info);
+  set_state (self, SPAWN_PROCESS_STARTING);
+
+  child = _spawn_process_launch (self, FALSE, &local_error);
+  if (child == NULL)
+    {
+      set_state (self, SPAWN_PROCESS_NOT_RUNNING);
+      run_emit_error (self, SPAWN_PROCESS_ERROR_FAILED_TO_START, "%s",
+                                 local_error->message);
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  self->child = child;
+  self->backend = spawn_child_get_backend (child);
+
+  self->source = g_source_new (&process_source_funcs, sizeof (ProcessSource));
+  ((ProcessSource *) self->source)->process = self;
+  g_source_set_static_name (self->source, "SpawnProcess");
+  self->child_tag = g_source_add_unix_fd (self->source, spawn_child_get_fd (child), G_IO_IN);
+  for (i = SPAWN_PROCESS_STDOUT; i <= SPAWN_PROCESS_STDERR; i++)
+    if (self->channels[i].fd >= 0)
+      self->channels[i].tag = g_source_add_unix_fd (self->source, self->channels[i].fd,
+                                                     G_IO_IN);
+  if (self->kill_timeout_ms > 0)
+    self->kill_deadline = g_get_monotonic_time () + (gint64) self->kill_timeout_ms * 1000;
+  if (_spawn_child_get_recheck_interval (child) > 0)
+    self->next_recheck = g_get_monotonic_time () +
+                         _spawn_child_get_recheck_interval (child) * 1000;
+  update_ready_time (self);
+  context = g_main_context_ref_thread_default ();
+  g_source_attach (self->source, context);
+  g_main_context_unref (context);
+
+  set_state (self, SPAWN_PROCESS_RUNNING);
+  if (self->close_write_requested)
+    run_flush_stdin (self); /* closed before the start: closes it now */
+  g_signal_emit (self, _spawn_process_signals[SIGNAL_STARTED], 0);
+  return TRUE;
+}
+
+/**
+ * spawn_process_start_detached:
+ * @self: a process
+ * @pid_out: (out) (optional): the PID of the new process
+ * @error: return location for a #GError
+ *
+ * Starts the program with the configuration of @self and forgets it: it
+ * runs in a new session (setsid(), so it has no controlling terminal and
+ * is in no process group of ours), is not watched by @self, never becomes
+ * a zombie, and channels in %SPAWN_CHANNEL_PIPE mode are forwarded.  @self
+ * is not changed and may be running.
+ *
+ * Returns: %TRUE if the program runs; %FALSE with a %SPAWN_ERROR, after
+ *   #SpawnProcess::error-occurred with %SPAWN_PROCESS_ERROR_FAILED_TO_START
+ */
+gboolean
+spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
+{
+  GError *local_error = NULL;
+  Channel saved[3];
+  SpawnChild *child;
+  int i;
+
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (self->argv != NULL && self->argv[0] != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* plumb() opens no pipe when detached, but keep a running process's
+   * channels out of its reach all the same. */
+  memcpy (saved, self->channels, sizeof saved);
+  for (i = 0; i < 3; i++)
+    {
+      self->channels[i].fd = -1;
+      self->channels[i].tag = NULL;
+    }
+  child = _spawn_process_launch (self, TRUE, &local_error);
+  memcpy (self->channels, saved, sizeof saved);
+  if (child == NULL)
+    {
+      /* As QProcess 6 does; @self's own state is not touched. */
+      g_object_ref (self);
+      run_emit_error (self, SPAWN_PROCESS_ERROR_FAILED_TO_START, "%s",
+                                 local_error->message);
+      g_object_unref (self);
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  if (pid_out != NULL)
+    *pid_out = spawn_child_get_pid (child);
+  /* The reaper (or the kernel, with clonefd) takes it from here. */
+  spawn_child_unref (child);
+  return TRUE;
+}
+
+/* Control */
+
+static gboolean
+run_send_signal (SpawnProcess *self, int signum, GError **error)
+{
+  GError *local_error = NULL;
+
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return _spawn_process_fail_not_running (error);
+  /* Through the process's fd: never a process that reused the PID. */
+  if (!spawn_child_send_signal (self->child, signum, &local_error))
+    {
+      /* ESRCH: it has exited, and its end is on its way to us (clonefd,
+       * whose kernel reaps it at once).  pidfd and sigchld signal the
+       * zombie and succeed; QProcess does nothing and does not fail.
+       * One answer on every backend: there was nothing left to end. */
+      if (g_error_matches (local_error, SPAWN_ERROR, SPAWN_ERROR_SRCH))
+        {
+          g_error_free (local_error);
+          return TRUE;
+        }
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * spawn_process_terminate:
+ * @self: a running process
+ * @error: return location for a #GError
+ *
+ * Sends SIGTERM, through the process's fd where the backend has one, so
+ * never to a process that reused the PID.  The end is reported as usual.
+ *
+ * Returns: %TRUE if sent
+ */
+gboolean
+spawn_process_terminate (SpawnProcess *self, GError **error)
+{
+  return run_send_signal (self, SIGTERM, error);
+}
+
+/**
+ * spawn_process_kill:
+ * @self: a running process
+ * @error: return location for a #GError
+ *
+ * Sends SIGKILL, as spawn_process_terminate() sends SIGTERM.
+ *
+ * Returns: %TRUE if sent
+ */
+gboolean
+spawn_process_kill (SpawnProcess *self, GError **error)
+{
+  return run_send_signal (self, SIGKILL, error);
+}
+
+/**
+ * spawn_process_send_signal:
+ * @self: a running process
+ * @signum: the signal to send, such as `SIGINT` or `SIGSTOP`
+ * @error: return location for a #GError
+ *
+ * Sends @signum as spawn_process_terminate() sends SIGTERM, like
+ * g_subprocess_send_signal() (which does not fail: it ignores a process
+ * that is not running; we report %SPAWN_PROCESS_ERROR_NOT_RUNNING).
+ *
+ * Returns: %TRUE if sent (or if the process had already ended and its end
+ *   is on its way)
+ */
+gboolean
+spawn_process_send_signal (SpawnProcess *self, int signum, GError **error)
+{
+  return run_send_signal (self, signum, error);
+}
+
+
+/* Writing */
+
+
+/**
+ * spawn_process_write:
+ * @self: a running process
+ * @data: (array length=len) (element-type guint8): bytes for its stdin
+ * @len: how many
+ * @error: return location for a #GError
+ *
+ * Buffers @data for the process's stdin pipe and writes what the pipe
+ * takes now; the rest goes from the main context or the blocking helpers.
+ * Never raises SIGPIPE: a process that closed its stdin gives
+ * %SPAWN_PROCESS_ERROR_WRITE_ERROR, also through
+ * #SpawnProcess::error-occurred.
+ *
+ * Returns: %TRUE if buffered; %FALSE with %SPAWN_PROCESS_ERROR_NOT_RUNNING,
+ *   or %SPAWN_PROCESS_ERROR_WRITE_ERROR if stdin is not a pipe, was closed,
+ *   or the write failed
+ */
+gboolean
+spawn_process_write (SpawnProcess *self, const void *data, gsize len, GError **error)
+{
+  Channel *c;
+
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  c = &self->channels[SPAWN_PROCESS_STDIN];
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return _spawn_process_fail_not_running (error);
+  if (c->fd < 0 || self->close_write_requested)
+    return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                                "The write channel is closed");
+  if (len > 0)
+    g_byte_array_append (c->data, data, len);
+  g_object_ref (self);
+  if (!run_flush_stdin (self))
+    {
+      g_object_unref (self);
+      return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                                  "The process closed its stdin");
+    }
+  g_object_unref (self);
+  return TRUE;
+}
+
+/**
+ * spawn_process_close_write_channel:
+ * @self: a process
+ *
+ * Closes the process's stdin once everything buffered has been written,
+ * so that it sees end of file.
+ */
+void
+spawn_process_close_write_channel (SpawnProcess *self)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+
+  self->close_write_requested = TRUE;
+  if (self->state != SPAWN_PROCESS_RUNNING)
+    return;
+  g_object_ref (self);
+  run_flush_stdin (self);
+  g_object_unref (self);
+}

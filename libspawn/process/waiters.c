@@ -1,0 +1,206 @@
+/* waiters.c - the GIO waits for the end of a run, and what each gets
+ *
+ * spawn_process_wait_async(), wait_check_async() and communicate() in
+ * both flavours (async.c) each put a SpawnProcessWaiter on the process's
+ * list.  The end of the run (emit_end() in run.c) fills every waiter of
+ * that run just before "finished" is emitted and completes them just
+ * after; dispose fails the rest.  A GTask carries each result to its
+ * caller's thread-default context.  A cancelled waiter only leaves the
+ * list: the process runs on, its input stays queued and its output
+ * buffered.
+ */
+#include "process-private.h"
+
+void
+_spawn_process_waiter_clear (SpawnProcessWaiter *w)
+{
+  if (w->cancel_source != NULL)
+    {
+      g_source_destroy (w->cancel_source);
+      g_clear_pointer (&w->cancel_source, g_source_unref);
+    }
+  g_clear_pointer (&w->out, g_bytes_unref);
+  g_clear_pointer (&w->err, g_bytes_unref);
+}
+
+void
+_spawn_process_waiter_free (gpointer data)
+{
+  _spawn_process_waiter_clear (data);
+  g_free (data);
+}
+
+/* What @w gets of a run that has ended; the status and the output are
+ * those of the run just ended (self->exit_info, the buffers). */
+void
+_spawn_process_waiter_fill (SpawnProcess *self, SpawnProcessWaiter *w)
+{
+  w->ended = TRUE;
+  w->have_exit = self->have_exit;
+  w->info = self->exit_info;
+  if (!w->capture)
+    return;
+  /* On a failed write the output stays where it is, for read_all(). */
+  w->write_failed = self->write_errors != w->write_errors;
+  if (w->write_failed)
+    return;
+  if (w->pipes[SPAWN_PROCESS_STDOUT])
+    w->out = spawn_process_read_all (self, SPAWN_PROCESS_STDOUT);
+  if (w->pipes[SPAWN_PROCESS_STDERR])
+    w->err = spawn_process_read_all (self, SPAWN_PROCESS_STDERR);
+}
+
+void
+_spawn_process_waiters_ended (SpawnProcess *self, guint run)
+{
+  GList *l;
+
+  for (l = self->waiters; l != NULL; l = l->next)
+    {
+      SpawnProcessWaiter *w = l->data;
+
+      if (w->run == run && !w->ended)
+        _spawn_process_waiter_fill (self, w);
+    }
+}
+
+void
+_spawn_process_waiter_return (SpawnProcessWaiter *w)
+{
+  GTask *task = w->task;
+  GError *error = NULL;
+
+  if (w->cancel_source != NULL)
+    g_source_destroy (w->cancel_source);
+  if (w->write_failed)
+    g_task_return_new_error (task, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                             "Writing the input to the process failed");
+  else if (w->check && !w->have_exit)
+    g_task_return_new_error (task, SPAWN_ERROR, SPAWN_ERROR_STATUS_LOST,
+                             "The status of the process was lost");
+  else if (w->check &&
+           !g_spawn_check_wait_status (spawn_exit_info_to_wait_status (&w->info), &error))
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+void
+_spawn_process_waiters_complete (SpawnProcess *self, guint run)
+{
+  GPtrArray *done = g_ptr_array_new ();
+  GList *l, *next;
+  guint i;
+
+  /* Off the list first: a callback may run from g_task_return_*() and
+   * wait again, start the next run or cancel another waiter. */
+  for (l = self->waiters; l != NULL; l = next)
+    {
+      SpawnProcessWaiter *w = l->data;
+
+      next = l->next;
+      if (w->run != run || !w->ended || w->task == NULL)
+        continue;
+      self->waiters = g_list_delete_link (self->waiters, l);
+      g_ptr_array_add (done, w->task);
+    }
+  for (i = 0; i < done->len; i++)
+    {
+      GTask *task = done->pdata[i];
+
+      _spawn_process_waiter_return (g_task_get_task_data (task));
+      g_object_unref (task);
+    }
+  g_ptr_array_unref (done);
+}
+
+void
+_spawn_process_waiters_dispose (SpawnProcess *self)
+{
+  while (self->waiters != NULL)
+    {
+      SpawnProcessWaiter *w = self->waiters->data;
+
+      self->waiters = g_list_delete_link (self->waiters, self->waiters);
+      if (w->task == NULL)
+        continue;    /* a blocking communicate(): its wait ends on its own */
+      if (w->cancel_source != NULL)
+        g_source_destroy (w->cancel_source);
+      g_task_return_new_error (w->task, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING,
+                               "The process object was disposed");
+      g_object_unref (w->task);
+    }
+}
+
+static gboolean
+waiter_cancelled (GCancellable *cancellable G_GNUC_UNUSED, gpointer data)
+{
+  GTask *task = data;
+  SpawnProcess *self = g_task_get_source_object (task);
+  SpawnProcessWaiter *w = g_task_get_task_data (task);
+  GList *l = g_list_find (self->waiters, w);
+
+  /* Not on the list: completed already, this source is on its way out. */
+  if (l != NULL)
+    {
+      self->waiters = g_list_delete_link (self->waiters, l);
+      g_task_return_error_if_cancelled (task);
+      g_object_unref (task);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+void
+_spawn_process_waiter_watch_cancellable (SpawnProcessWaiter *w)
+{
+  GCancellable *cancellable = g_task_get_cancellable (w->task);
+
+  if (cancellable == NULL)
+    return;
+  w->cancel_source = g_cancellable_source_new (cancellable);
+  g_source_set_callback (w->cancel_source, (GSourceFunc) (void (*) (void)) waiter_cancelled,
+                         g_object_ref (w->task), g_object_unref);
+  g_source_attach (w->cancel_source, g_task_get_context (w->task));
+}
+
+guint
+_spawn_process_waiter_run (SpawnProcess *self, gboolean *ended)
+{
+  *ended = FALSE;
+  if (self->state == SPAWN_PROCESS_RUNNING)
+    return self->run;
+  if (self->end.run == self->run && self->finished_run != self->run &&
+      self->end.step <= END_FINISHED)
+    return self->run;
+  *ended = self->run > 0 && self->finished_run == self->run;
+  return 0;
+}
+
+void
+_spawn_process_waiter_add (SpawnProcess *self, GTask *task)
+{
+  SpawnProcessWaiter *w = g_task_get_task_data (task);
+  gboolean ended;
+
+  w->task = task;
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  w->run = _spawn_process_waiter_run (self, &ended);
+  if (w->run == 0 && !ended)
+    {
+      g_task_return_error (task, _spawn_process_not_running_error ());
+      return;
+    }
+  if (w->run == 0)
+    {
+      /* As GSubprocess: a process that has ended is waited for at once. */
+      _spawn_process_waiter_fill (self, w);
+      _spawn_process_waiter_return (w);
+      return;
+    }
+  _spawn_process_waiter_watch_cancellable (w);
+  /* The list's reference on the task. */
+  g_object_ref (task);
+  self->waiters = g_list_append (self->waiters, w);
+}
+
