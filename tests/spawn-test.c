@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include <libspawn/libspawn.h>
+#include "base.h"  /* the child's steps, from the internal library */
 #include "testutil.h"
 
 typedef struct {
@@ -1733,7 +1734,11 @@ check_probe_after_emfile (SpawnBackend want, gboolean forced)
     g_array_append_val (fillers, fd);
   g_assert_cmpint (errno, ==, EMFILE);
 
+  /* A failure leaves the caller's errno as it was, also this one, where
+   * no backend could be had (the probe's EMFILE once leaked out). */
+  errno = EDOM;
   g_assert_null (start_full (argv, 0, NULL, NULL, &error));
+  g_assert_cmpint (errno, ==, EDOM);
   g_test_message ("fd table full: %s", error->message);
   g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_MFILE);
   g_clear_error (&error);
@@ -1878,6 +1883,30 @@ test_forced_sigchld (void)
   g_assert_cmpint (spawn_get_backend (), ==, SPAWN_BACKEND_SIGCHLD);
 }
 
+/* Every step the child can fail at has words of its own: the CPU
+ * affinity and the nice value it copies from a kill-on-close caller were
+ * once reported as "Failed to set up kill-on-close". */
+static void
+test_exec_step_messages (void)
+{
+  const SpawnExecStep steps[] = {
+    SPAWN_EXEC_STEP_EXEC, SPAWN_EXEC_STEP_CHDIR, SPAWN_EXEC_STEP_FDS,
+    SPAWN_EXEC_STEP_AFFINITY, SPAWN_EXEC_STEP_NICE, SPAWN_EXEC_STEP_KILL_ON_CLOSE,
+  };
+  gsize i, j;
+
+  g_test_summary ("Each step of the child's plan has its own message; affinity "
+                  "and nice are not called kill-on-close");
+  for (i = 0; i < G_N_ELEMENTS (steps); i++)
+    for (j = 0; j < i; j++)
+      g_assert_cmpstr (_spawn_exec_step_describe (steps[i]), !=,
+                       _spawn_exec_step_describe (steps[j]));
+  g_assert_nonnull (strstr (_spawn_exec_step_describe (SPAWN_EXEC_STEP_AFFINITY),
+                            "CPU affinity"));
+  g_assert_nonnull (strstr (_spawn_exec_step_describe (SPAWN_EXEC_STEP_NICE),
+                            "nice value"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1930,6 +1959,7 @@ main (int argc, char **argv)
   g_test_add_func ("/spawn/backend/probe-emfile", test_auto_probe_emfile);
   g_test_add_func ("/spawn/backend/forced/subprocess/bogus", test_forced_bogus);
   g_test_add_func ("/spawn/backend/forced/subprocess/sigchld", test_forced_sigchld);
+  g_test_add_func ("/spawn/errors/exec-step-messages", test_exec_step_messages);
   testutil_add_backend_cases ("/spawn", cases, G_N_ELEMENTS (cases));
   return g_test_run ();
 }

@@ -39,7 +39,7 @@ probe_child_exit (long ret)
 }
 
 static int
-check (uint64_t extra_flags)
+clone4_check_flags (uint64_t extra_flags)
 {
   /* The child runs on this while we are suspended (CLONE_VFORK), so a
    * frame of ours is as good as any stack; it only makes one call. */
@@ -100,14 +100,14 @@ out:
 int
 _spawn_clone4_check (void)
 {
-  return check (0);
+  return clone4_check_flags (0);
 }
 
 /* The probe child has exited before we close its fd: nothing is killed. */
 int
 _spawn_clone4_check_autokill (void)
 {
-  return check (SPAWN_CLONE_FD_AUTOKILL);
+  return clone4_check_flags (SPAWN_CLONE_FD_AUTOKILL);
 }
 
 SpawnClone4Support

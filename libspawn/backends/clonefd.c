@@ -1,4 +1,4 @@
-/* backend-clonefd.c - children from clone4(CLONE_FD | CLONE_AUTOREAP)
+/* clonefd.c - children from clone4(CLONE_FD | CLONE_AUTOREAP)
  *
  * The kernel reaps the child itself and sends no signal; the fd it hands
  * back reports a struct clonefd_info once the whole process has ended

@@ -1,4 +1,4 @@
-/* backend-pidfd.c - children from clone(CLONE_PIDFD), stock kernels >= 5.4
+/* pidfd.c - children from clone(CLONE_PIDFD), stock kernels >= 5.4
  *
  * The pidfd turns readable when the child ends and waitid(P_PIDFD) reaps
  * exactly that child, so a pidfd never names a recycled PID.  What it

@@ -1,4 +1,4 @@
-/* backend-sigchld.c - the legacy path: ordinary children and SIGCHLD
+/* sigchld.c - the legacy path: ordinary children and SIGCHLD
  *
  * For kernels without pidfds.  One SIGCHLD handler for the process, which
  * chains to the handler the application had; for each of our children it
@@ -74,7 +74,7 @@ sigchld_probe (void)
 }
 
 static void
-wake (int efd)
+sigchld_wake (int efd)
 {
   guint64 one = 1;
   ssize_t n G_GNUC_UNUSED;
@@ -84,7 +84,7 @@ wake (int efd)
 
 /* Async-signal-safe: atomics only. */
 static gboolean
-is_ours (pid_t pid)
+sigchld_is_ours (pid_t pid)
 {
   Entry *e;
 
@@ -101,7 +101,7 @@ is_ours (pid_t pid)
  * and sweeps again (sigchld_collect), so the ones behind it follow.
  * Async-signal-safe: waitid and atomics. */
 static void
-reap_foreign_children (void)
+sigchld_reap_foreign (void)
 {
   siginfo_t si;
 
@@ -111,7 +111,7 @@ reap_foreign_children (void)
       if (waitid (P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
           si.si_pid == 0)
         return;
-      if (atomic_load (&spawning) > 0 || is_ours (si.si_pid))
+      if (atomic_load (&spawning) > 0 || sigchld_is_ours (si.si_pid))
         return;
       if (waitid (P_PID, si.si_pid, &si, WEXITED | WNOHANG) < 0)
         return;
@@ -120,7 +120,7 @@ reap_foreign_children (void)
 
 /* Async-signal-safe: waitid, write and the atomics only. */
 static void
-on_sigchld (int signum, siginfo_t *si, void *uctx)
+sigchld_handler (int signum, siginfo_t *si, void *uctx)
 {
   int saved_errno = errno;
   Entry *e;
@@ -136,7 +136,7 @@ on_sigchld (int signum, siginfo_t *si, void *uctx)
       if (waitid (P_PID, pid, &w, WEXITED | WNOHANG | WNOWAIT) == 0)
         {
           if (w.si_pid == pid)
-            wake (e->efd);
+            sigchld_wake (e->efd);
         }
       else if (errno == ECHILD)
         {
@@ -144,11 +144,11 @@ on_sigchld (int signum, siginfo_t *si, void *uctx)
            * PID may name another process, which we must never wait for
            * or signal.  (CAS: the entry may have been recycled since.) */
           atomic_compare_exchange_strong (&e->pid, &pid, ENTRY_GONE);
-          wake (e->efd);
+          sigchld_wake (e->efd);
         }
     }
   if (emulate_autoreap)
-    reap_foreign_children ();
+    sigchld_reap_foreign ();
   errno = saved_errno;
 
   /* The application's handler as it asked: no stop or continue
@@ -164,7 +164,7 @@ on_sigchld (int signum, siginfo_t *si, void *uctx)
 }
 
 static void
-install_handler (void)
+sigchld_install_handler (void)
 {
   static gsize installed;
   struct sigaction sa;
@@ -187,7 +187,7 @@ install_handler (void)
                      (chained.sa_flags & SA_NOCLDWAIT);
 
   memset (&sa, 0, sizeof (sa));
-  sa.sa_sigaction = on_sigchld;
+  sa.sa_sigaction = sigchld_handler;
   sigfillset (&sa.sa_mask);
   /* The application's flags where they mean something for it: stop
    * notifications only if its handler wants them, its SA_RESTART and
@@ -207,7 +207,7 @@ install_handler (void)
 /* Field 22 of /proc/PID/stat, the start time in clock ticks since boot;
  * 0 if it cannot be read. */
 static guint64
-read_start_time (pid_t pid)
+sigchld_read_start_time (pid_t pid)
 {
   char path[64], buf[1024];
   const char *p;
@@ -237,17 +237,17 @@ read_start_time (pid_t pid)
  * its start time cannot be read now (no /proc, or no such PID: reaped),
  * it is not ours any more unless we never knew it. */
 static gboolean
-still_ours (Entry *e, pid_t pid)
+sigchld_still_ours (Entry *e, pid_t pid)
 {
   if (atomic_load (&e->pid) == ENTRY_GONE)
     return FALSE;
   if (e->start_time == 0)
     return TRUE;
-  return read_start_time (pid) == e->start_time;
+  return sigchld_read_start_time (pid) == e->start_time;
 }
 
 static int
-entry_acquire (Entry **out)
+sigchld_entry_acquire (Entry **out)
 {
   guint64 count;
   ssize_t n G_GNUC_UNUSED;
@@ -287,13 +287,13 @@ entry_acquire (Entry **out)
 }
 
 static void
-entry_release (Entry *e)
+sigchld_entry_release (Entry *e)
 {
   atomic_store (&e->pid, 0);
 }
 
 static gboolean
-has_ended (pid_t pid)
+sigchld_has_ended (pid_t pid)
 {
   siginfo_t w;
 
@@ -311,10 +311,10 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
   pid_t pid;
   int err;
 
-  err = entry_acquire (&e);
+  err = sigchld_entry_acquire (&e);
   if (err < 0)
     return err;
-  install_handler ();
+  sigchld_install_handler ();
 
   atomic_fetch_add (&spawning, 1);
   pid = clone (_spawn_exec_child, (char *) stack + stack_size,
@@ -323,19 +323,19 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
     {
       err = -errno;
       atomic_fetch_sub (&spawning, 1);
-      entry_release (e);
+      sigchld_entry_release (e);
       return err;
     }
   /* Unreaped, so the PID is still this child's: note its start time. */
-  e->start_time = read_start_time (pid);
+  e->start_time = sigchld_read_start_time (pid);
   /* A SIGCHLD that came before the PID was published woke nobody, and
    * reaped nothing for the application: look again. */
   atomic_store (&e->pid, pid);
   atomic_fetch_sub (&spawning, 1);
-  if (has_ended (pid))
-    wake (e->efd);
+  if (sigchld_has_ended (pid))
+    sigchld_wake (e->efd);
   if (emulate_autoreap)
-    reap_foreign_children ();
+    sigchld_reap_foreign ();
 
   child->pid = pid;
   child->fd = e->efd;
@@ -348,11 +348,11 @@ sigchld_discard (SpawnChild *child)
 {
   while (waitpid (child->pid, NULL, 0) < 0 && errno == EINTR)
     ;
-  entry_release (child->backend_data);
+  sigchld_entry_release (child->backend_data);
   child->backend_data = NULL;
   child->fd = -1;
   if (emulate_autoreap)
-    reap_foreign_children ();
+    sigchld_reap_foreign ();
 }
 
 static int
@@ -371,7 +371,7 @@ sigchld_collect (SpawnChild *child, SpawnExitInfo *info)
    * ### RACE: a thief that reaps our child after this check, and a fork
    * that reuses the PID before the wait4() below, would still let us reap
    * the newcomer; pidfds (the pidfd backend) close that window. */
-  if (!still_ours (e, child->pid))
+  if (!sigchld_still_ours (e, child->pid))
     r = -1, errno = ECHILD;
   else
     r = wait4 (child->pid, &status, WNOHANG, &ru);
@@ -385,11 +385,11 @@ sigchld_collect (SpawnChild *child, SpawnExitInfo *info)
    * ECHILD once is gone for good: the caller caches it and never asks
    * again. */
   atomic_store (&e->pid, r < 0 ? ENTRY_GONE : ENTRY_UNWATCHED);
-  wake (child->fd);
+  sigchld_wake (child->fd);
   if (r < 0)
     return -ECHILD;
   if (emulate_autoreap)
-    reap_foreign_children ();
+    sigchld_reap_foreign ();
   _spawn_exit_info_from_wait_status (info, status, &ru);
   return 0;
 }
@@ -404,7 +404,7 @@ sigchld_send_signal (SpawnChild *child, int signum)
    * someone else did, the PID is still our child or our zombie.  If
    * someone did, the handler or the start time tells. */
   fd = syscall (SYS_pidfd_open, child->pid, 0);
-  if (!still_ours (e, child->pid))
+  if (!sigchld_still_ours (e, child->pid))
     err = -ESRCH;
   /* The pidfd was opened before the check that its PID is still ours,
    * so it is ours: a recycled PID cannot be handed back. */
@@ -425,7 +425,7 @@ sigchld_finalize (SpawnChild *child)
 {
   /* The eventfd belongs to the entry, which the next child reuses. */
   if (child->backend_data != NULL)
-    entry_release (child->backend_data);
+    sigchld_entry_release (child->backend_data);
 }
 
 const SpawnBackendOps _spawn_backend_sigchld = {

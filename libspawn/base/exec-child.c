@@ -36,7 +36,7 @@ exec_report (const SpawnExecPlan *l, SpawnExecStep step, int errnum)
  * signal to its default before the mask is lifted.  Ignored signals stay
  * ignored, as across exec. */
 static void
-reset_signal_handlers (void)
+exec_reset_signal_handlers (void)
 {
   struct sigaction sa;
   int sig;
@@ -55,7 +55,7 @@ reset_signal_handlers (void)
 
 /* Set FD_CLOEXEC on every descriptor from 3 up, without allocating. */
 static void
-cloexec_from_3 (void)
+exec_cloexec_from_3 (void)
 {
   char buf[1024];
   struct rlimit rl;
@@ -95,7 +95,7 @@ cloexec_from_3 (void)
 /* Move @fd out of the range of every target, so that placing one
  * descriptor never overwrites the source of another. */
 static int
-lift (const SpawnExecPlan *l, int fd, int floor)
+exec_lift_fd (const SpawnExecPlan *l, int fd, int floor)
 {
   int moved;
 
@@ -110,7 +110,7 @@ lift (const SpawnExecPlan *l, int fd, int floor)
 /* Every source has been lifted above every target, so @from != @to, and
  * dup2() leaves the new descriptor without FD_CLOEXEC. */
 static void
-place (const SpawnExecPlan *l, int from, int to)
+exec_place_fd (const SpawnExecPlan *l, int from, int to)
 {
   while (dup2 (from, to) < 0)
     if (errno != EINTR)
@@ -118,7 +118,7 @@ place (const SpawnExecPlan *l, int from, int to)
 }
 
 static void
-setup_fds (SpawnExecPlan *l)
+exec_setup_fds (SpawnExecPlan *l)
 {
   int floor = MAX (l->max_target_fd, 2) + 1;
   int stdio[3];
@@ -128,12 +128,12 @@ setup_fds (SpawnExecPlan *l)
 
   /* First lift every source above every target, then place them. */
   for (fd = 0; fd < 3; fd++)
-    stdio[fd] = lift (l, l->fds[fd], floor);
+    stdio[fd] = exec_lift_fd (l, l->fds[fd], floor);
   for (i = 0; i < l->n_fds; i++)
-    l->lifted_fds[i] = lift (l, l->source_fds[i], floor);
+    l->lifted_fds[i] = exec_lift_fd (l, l->source_fds[i], floor);
 
   if (l->close_descriptors)
-    cloexec_from_3 ();
+    exec_cloexec_from_3 ();
 
   for (fd = 0; fd < 3; fd++)
     {
@@ -152,21 +152,21 @@ setup_fds (SpawnExecPlan *l)
               devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
               if (devnull < 0)
                 exec_report (l, SPAWN_EXEC_STEP_FDS, errno);
-              devnull = lift (l, devnull, floor);
+              devnull = exec_lift_fd (l, devnull, floor);
             }
-          place (l, devnull, fd);
+          exec_place_fd (l, devnull, fd);
         }
       else
-        place (l, stdio[fd], fd);
+        exec_place_fd (l, stdio[fd], fd);
     }
   for (i = 0; i < l->n_fds; i++)
-    place (l, l->lifted_fds[i], l->target_fds[i]);
+    exec_place_fd (l, l->lifted_fds[i], l->target_fds[i]);
 }
 
 /* execve, and for a script without #! (ENOEXEC) the shell, as execvp and
  * g_spawn do.  Returns only on failure, with the errno to report. */
 static int
-try_exec (const SpawnExecPlan *l, const char *path)
+exec_try (const SpawnExecPlan *l, const char *path)
 {
   execve (path, l->argv, l->envp);
   if (errno == ENOEXEC && l->shell_argv != NULL)
@@ -201,7 +201,7 @@ exec_search_path (const SpawnExecPlan *l)
         }
       memcpy (b, l->file, file_len + 1);
 
-      err = try_exec (l, l->path_buffer);
+      err = exec_try (l, l->path_buffer);
       switch (err)
         {
         case EACCES:
@@ -231,8 +231,8 @@ _spawn_exec_child (void *data)
   SpawnExecPlan *l = data;
   int err;
 
-  reset_signal_handlers ();
-  setup_fds (l);
+  exec_reset_signal_handlers ();
+  exec_setup_fds (l);
   if (l->working_directory != NULL && chdir (l->working_directory) < 0)
     exec_report (l, SPAWN_EXEC_STEP_CHDIR, errno);
   /* The caller's, where the pdeathsig thread's differed: before
@@ -270,7 +270,7 @@ _spawn_exec_child (void *data)
   else if (l->search_path != NULL)
     err = exec_search_path (l);
   else
-    err = try_exec (l, l->file);
+    err = exec_try (l, l->file);
   exec_report (l, SPAWN_EXEC_STEP_EXEC, err);
 }
 

@@ -290,12 +290,15 @@ spawn_report_failure (SpawnChild *child, const SpawnExecReport *report,
 #define INHERITS_OR_NULL_STDOUT (G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDOUT)
 #define INHERITS_OR_NULL_STDERR (G_SPAWN_STDERR_TO_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDERR)
 
+/* As in GLib, a flag that says where a stream goes (@elsewhere) beats a
+ * pipe asked for it: no pipe is made (GLib leaves *pipe_out alone; we
+ * set -1). */
 static int *
-no_pipe (int *pipe_out)
+spawn_pipe_out (int *pipe_out, gboolean elsewhere)
 {
-  if (pipe_out != NULL)
+  if (elsewhere && pipe_out != NULL)
     *pipe_out = -1;
-  return NULL;
+  return elsewhere ? NULL : pipe_out;
 }
 
 /**
@@ -453,11 +456,9 @@ spawn_async_fd_full (const char          *working_directory,
   g_return_val_if_fail ((child_flags & ~SPAWN_CHILD_KILL_ON_CLOSE) == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  /* As in GLib, a flag that says where a stream goes beats a pipe asked
-   * for it: no pipe is made (GLib leaves *pipe_out alone; we set -1). */
-  pipe_out[0] = flags & INHERITS_OR_NULL_STDIN ? no_pipe (stdin_pipe_out) : stdin_pipe_out;
-  pipe_out[1] = flags & INHERITS_OR_NULL_STDOUT ? no_pipe (stdout_pipe_out) : stdout_pipe_out;
-  pipe_out[2] = flags & INHERITS_OR_NULL_STDERR ? no_pipe (stderr_pipe_out) : stderr_pipe_out;
+  pipe_out[0] = spawn_pipe_out (stdin_pipe_out, flags & INHERITS_OR_NULL_STDIN);
+  pipe_out[1] = spawn_pipe_out (stdout_pipe_out, flags & INHERITS_OR_NULL_STDOUT);
+  pipe_out[2] = spawn_pipe_out (stderr_pipe_out, flags & INHERITS_OR_NULL_STDERR);
 
   if (!spawn_check_fd_map (argv[0], source_fds, target_fds, n_fds, error) ||
       (ops = _spawn_backend_current (error)) == NULL ||

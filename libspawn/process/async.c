@@ -11,7 +11,7 @@
 #include <string.h>
 
 static void
-wait_async (SpawnProcess *self, gboolean check, gpointer tag, GCancellable *cancellable,
+async_wait (SpawnProcess *self, gboolean check, gpointer tag, GCancellable *cancellable,
             GAsyncReadyCallback callback, gpointer user_data)
 {
   SpawnProcessWaiter *w = g_new0 (SpawnProcessWaiter, 1);
@@ -48,7 +48,7 @@ spawn_process_wait_async (SpawnProcess *self, GCancellable *cancellable,
 {
   g_return_if_fail (SPAWN_IS_PROCESS (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
-  wait_async (self, FALSE, spawn_process_wait_async, cancellable, callback, user_data);
+  async_wait (self, FALSE, spawn_process_wait_async, cancellable, callback, user_data);
 }
 
 /**
@@ -90,7 +90,7 @@ spawn_process_wait_check_async (SpawnProcess *self, GCancellable *cancellable,
 {
   g_return_if_fail (SPAWN_IS_PROCESS (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
-  wait_async (self, TRUE, spawn_process_wait_check_async, cancellable, callback, user_data);
+  async_wait (self, TRUE, spawn_process_wait_check_async, cancellable, callback, user_data);
 }
 
 /**
@@ -117,7 +117,7 @@ spawn_process_wait_check_finish (SpawnProcess *self, GAsyncResult *result, GErro
 
 /* Which of @self's channels are pipes of ours that communicate() reads. */
 static void
-note_pipes (SpawnProcess *self, SpawnProcessWaiter *w)
+async_note_pipes (SpawnProcess *self, SpawnProcessWaiter *w)
 {
   int i;
 
@@ -145,7 +145,7 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
   GError *local_error = NULL;
 
   w->capture = TRUE;
-  note_pipes (self, w);
+  async_note_pipes (self, w);
   w->write_errors = self->write_errors;
   w->run = _spawn_process_waiter_run (self, &ended);
   if (w->run != 0 && !async && self->state != SPAWN_PROCESS_RUNNING)
@@ -298,7 +298,7 @@ spawn_process_communicate (SpawnProcess *self, GBytes *stdin_buf, GCancellable *
 }
 
 static void
-communicate_async (SpawnProcess *self, GBytes *stdin_buf, gpointer tag,
+async_communicate (SpawnProcess *self, GBytes *stdin_buf, gpointer tag,
                    GCancellable *cancellable, GAsyncReadyCallback callback,
                    gpointer user_data)
 {
@@ -353,7 +353,7 @@ spawn_process_communicate_async (SpawnProcess *self, GBytes *stdin_buf,
   g_return_if_fail (SPAWN_IS_PROCESS (self));
   g_return_if_fail (stdin_buf == NULL || self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_PIPE);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
-  communicate_async (self, stdin_buf, spawn_process_communicate_async, cancellable, callback,
+  async_communicate (self, stdin_buf, spawn_process_communicate_async, cancellable, callback,
                      user_data);
 }
 
@@ -397,7 +397,7 @@ spawn_process_communicate_finish (SpawnProcess *self, GAsyncResult *result,
 /* @bytes as a string, or FALSE with @error if it is not valid UTF-8 (a
  * NUL byte included: the string could not carry it). */
 static gboolean
-to_utf8 (GBytes *bytes, const char *name, char **out, GError **error)
+async_to_utf8 (GBytes *bytes, const char *name, char **out, GError **error)
 {
   const char *data, *end;
   gsize len;
@@ -419,14 +419,14 @@ to_utf8 (GBytes *bytes, const char *name, char **out, GError **error)
 
 /* Both, or neither and FALSE. */
 static gboolean
-bytes_to_utf8 (GBytes *out, GBytes *err, char **stdout_buf, char **stderr_buf,
+async_bytes_to_utf8 (GBytes *out, GBytes *err, char **stdout_buf, char **stderr_buf,
                GError **error)
 {
   g_autofree char *o = NULL;
   g_autofree char *e = NULL;
   gboolean ok;
 
-  ok = to_utf8 (out, "stdout", &o, error) && to_utf8 (err, "stderr", &e, error);
+  ok = async_to_utf8 (out, "stdout", &o, error) && async_to_utf8 (err, "stderr", &e, error);
   g_clear_pointer (&out, g_bytes_unref);
   g_clear_pointer (&err, g_bytes_unref);
   if (!ok)
@@ -439,7 +439,7 @@ bytes_to_utf8 (GBytes *out, GBytes *err, char **stdout_buf, char **stderr_buf,
 }
 
 static GBytes *
-string_bytes (const char *s)
+async_string_bytes (const char *s)
 {
   return s != NULL ? g_bytes_new (s, strlen (s)) : NULL;
 }
@@ -479,10 +479,10 @@ spawn_process_communicate_utf8 (SpawnProcess *self, const char *stdin_buf,
     *stdout_buf = NULL;
   if (stderr_buf != NULL)
     *stderr_buf = NULL;
-  in = string_bytes (stdin_buf);
+  in = async_string_bytes (stdin_buf);
   if (!spawn_process_communicate (self, in, cancellable, &out, &err, error))
     return FALSE;
-  return bytes_to_utf8 (out, err, stdout_buf, stderr_buf, error);
+  return async_bytes_to_utf8 (out, err, stdout_buf, stderr_buf, error);
 }
 
 /**
@@ -507,8 +507,8 @@ spawn_process_communicate_utf8_async (SpawnProcess *self, const char *stdin_buf,
   g_return_if_fail (SPAWN_IS_PROCESS (self));
   g_return_if_fail (stdin_buf == NULL || self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_PIPE);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
-  in = string_bytes (stdin_buf);
-  communicate_async (self, in, spawn_process_communicate_utf8_async, cancellable, callback,
+  in = async_string_bytes (stdin_buf);
+  async_communicate (self, in, spawn_process_communicate_utf8_async, cancellable, callback,
                      user_data);
 }
 
@@ -544,5 +544,5 @@ spawn_process_communicate_utf8_finish (SpawnProcess *self, GAsyncResult *result,
   if (!g_task_propagate_boolean (G_TASK (result), error) ||
       !communicate_result (w, &out, &err, error))
     return FALSE;
-  return bytes_to_utf8 (out, err, stdout_buf, stderr_buf, error);
+  return async_bytes_to_utf8 (out, err, stdout_buf, stderr_buf, error);
 }

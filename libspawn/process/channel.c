@@ -31,7 +31,7 @@
  * has no storage at all: NULL, which memchr() and friends must not get
  * even with a length of 0, and on which no offset may be added. */
 static const guint8 *
-pending_data (const Channel *c)
+channel_pending_data (const Channel *c)
 {
   static const guint8 nothing[1];
 
@@ -39,7 +39,7 @@ pending_data (const Channel *c)
 }
 
 static void
-consume (Channel *c, gsize n)
+channel_consume (Channel *c, gsize n)
 {
   c->pos += n;
   if (c->pos == c->data->len)
@@ -107,7 +107,7 @@ spawn_process_get_stdin_pipe (SpawnProcess *self)
 }
 
 static GInputStream *
-output_stream (SpawnProcess *self, SpawnProcessChannel i)
+channel_output_stream (SpawnProcess *self, SpawnProcessChannel i)
 {
   GObject *s = self->channels[i].stream;
 
@@ -132,7 +132,7 @@ GInputStream *
 spawn_process_get_stdout_pipe (SpawnProcess *self)
 {
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
-  return output_stream (self, SPAWN_PROCESS_STDOUT);
+  return channel_output_stream (self, SPAWN_PROCESS_STDOUT);
 }
 
 /**
@@ -148,7 +148,7 @@ GInputStream *
 spawn_process_get_stderr_pipe (SpawnProcess *self)
 {
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
-  return output_stream (self, SPAWN_PROCESS_STDERR);
+  return channel_output_stream (self, SPAWN_PROCESS_STDERR);
 }
 
 /* Input */
@@ -158,7 +158,7 @@ spawn_process_get_stderr_pipe (SpawnProcess *self)
  * (it is sent to the writing thread), take it off the pending set before
  * unblocking.  A SIGPIPE already pending before we started is left alone. */
 static ssize_t
-write_no_sigpipe (int fd, const void *buf, size_t len)
+channel_write_no_sigpipe (int fd, const void *buf, size_t len)
 {
   static const struct timespec zero = { 0, 0 };
   sigset_t pipe_set, old, waiting;
@@ -184,7 +184,7 @@ write_no_sigpipe (int fd, const void *buf, size_t len)
 }
 
 static void
-watch_stdin (SpawnProcess *self)
+channel_watch_stdin (SpawnProcess *self)
 {
   Channel *c = &self->channels[SPAWN_PROCESS_STDIN];
 
@@ -209,7 +209,7 @@ _spawn_process_write_stdin (SpawnProcess *self)
 
   while (c->fd >= 0 && _spawn_process_pending (c) > 0)
     {
-      ssize_t n = write_no_sigpipe (c->fd, pending_data (c), _spawn_process_pending (c));
+      ssize_t n = channel_write_no_sigpipe (c->fd, channel_pending_data (c), _spawn_process_pending (c));
 
       if (n < 0 && errno == EAGAIN)
         break;
@@ -222,12 +222,12 @@ _spawn_process_write_stdin (SpawnProcess *self)
           _spawn_process_close_channel (self, SPAWN_PROCESS_STDIN);
           break;
         }
-      consume (c, n);
+      channel_consume (c, n);
       written += n;
     }
   if (c->fd >= 0 && _spawn_process_pending (c) == 0 && self->close_write_requested)
     _spawn_process_close_channel (self, SPAWN_PROCESS_STDIN);
-  watch_stdin (self);
+  channel_watch_stdin (self);
   if (written > 0)
     self->write_count++;
   return err < 0 ? err : written;
@@ -278,7 +278,7 @@ _spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean
 /* Reading */
 
 static Channel *
-output_channel (SpawnProcess *self, SpawnProcessChannel channel)
+channel_output (SpawnProcess *self, SpawnProcessChannel channel)
 {
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
   g_return_val_if_fail (channel == SPAWN_PROCESS_STDOUT || channel == SPAWN_PROCESS_STDERR,
@@ -299,7 +299,7 @@ output_channel (SpawnProcess *self, SpawnProcessChannel channel)
 gsize
 spawn_process_get_bytes_available (SpawnProcess *self, SpawnProcessChannel channel)
 {
-  Channel *c = output_channel (self, channel);
+  Channel *c = channel_output (self, channel);
 
   return c != NULL ? _spawn_process_pending (c) : 0;
 }
@@ -316,21 +316,21 @@ spawn_process_get_bytes_available (SpawnProcess *self, SpawnProcessChannel chann
 GBytes *
 spawn_process_read_all (SpawnProcess *self, SpawnProcessChannel channel)
 {
-  Channel *c = output_channel (self, channel);
+  Channel *c = channel_output (self, channel);
   GBytes *bytes;
 
   if (c == NULL)
     return NULL;
-  bytes = g_bytes_new (pending_data (c), _spawn_process_pending (c));
+  bytes = g_bytes_new (channel_pending_data (c), _spawn_process_pending (c));
   g_byte_array_set_size (c->data, 0);
   c->pos = 0;
   return bytes;
 }
 
 static const guint8 *
-find_newline (Channel *c)
+channel_find_newline (Channel *c)
 {
-  return memchr (pending_data (c), '\n', _spawn_process_pending (c));
+  return memchr (channel_pending_data (c), '\n', _spawn_process_pending (c));
 }
 
 /**
@@ -346,11 +346,11 @@ find_newline (Channel *c)
 gboolean
 spawn_process_can_read_line (SpawnProcess *self, SpawnProcessChannel channel)
 {
-  Channel *c = output_channel (self, channel);
+  Channel *c = channel_output (self, channel);
 
   if (c == NULL)
     return FALSE;
-  return find_newline (c) != NULL || (c->eof && _spawn_process_pending (c) > 0);
+  return channel_find_newline (c) != NULL || (c->eof && _spawn_process_pending (c) > 0);
 }
 
 /**
@@ -369,7 +369,7 @@ spawn_process_can_read_line (SpawnProcess *self, SpawnProcessChannel channel)
 char *
 spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
 {
-  Channel *c = output_channel (self, channel);
+  Channel *c = channel_output (self, channel);
   const guint8 *nl;
   const char *start;
   gsize len;
@@ -377,8 +377,8 @@ spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
 
   if (c == NULL)
     return NULL;
-  start = (const char *) pending_data (c);
-  nl = find_newline (c);
+  start = (const char *) channel_pending_data (c);
+  nl = channel_find_newline (c);
   if (nl != NULL)
     len = (const char *) nl - start;
   else if (c->eof && _spawn_process_pending (c) > 0)
@@ -386,7 +386,7 @@ spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
   else
     return NULL;
   line = g_strndup (start, len);
-  consume (c, MIN (len + 1, _spawn_process_pending (c)));
+  channel_consume (c, MIN (len + 1, _spawn_process_pending (c)));
   return line;
 }
 

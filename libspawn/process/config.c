@@ -1,11 +1,11 @@
-/* spawn-process-config.c - what a SpawnProcess will start, and how
+/* config.c - what a SpawnProcess will start, and how
  *
  * The configuration: program and arguments, working directory,
  * environment (ours or a given one, with changes on top), where each
  * standard channel goes, fds to pass, a child_setup, flags, the kill
  * timeout and the dispose policy; their setters and getters, and the
  * descriptors the configuration owns.  Everything here takes effect at
- * the next start; spawn-process-launch.c turns it into a child.
+ * the next start; launch.c turns it into a child.
  */
 #include "process-private.h"
 
@@ -15,7 +15,7 @@
 /* Sets @channel's mode, closing a descriptor spawn_process_set_channel_fd()
  * gave it unless the mode stays %SPAWN_CHANNEL_FD. */
 static void
-set_mode (SpawnProcess *self, SpawnProcessChannel channel, SpawnChannelMode mode)
+config_set_mode (SpawnProcess *self, SpawnProcessChannel channel, SpawnChannelMode mode)
 {
   if (mode != SPAWN_CHANNEL_FD && self->channel_fds[channel] >= 0)
     {
@@ -83,7 +83,7 @@ spawn_process_set_working_directory (SpawnProcess *self, const char *path)
  * place of its first: QProcessEnvironment makes the later one win, while
  * execve() passes both and getenv() finds the first. */
 static char **
-dedupe_environment (const char * const *envp)
+config_dedupe_environment (const char * const *envp)
 {
   g_autoptr (GHashTable) last = NULL;
   GPtrArray *out;
@@ -133,7 +133,7 @@ spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
   g_return_if_fail (SPAWN_IS_PROCESS (self));
 
   g_strfreev (self->environment);
-  self->environment = dedupe_environment (envp);
+  self->environment = config_dedupe_environment (envp);
   g_hash_table_remove_all (self->env_changes);
 }
 
@@ -196,7 +196,7 @@ spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
   g_return_if_fail (mode != SPAWN_CHANNEL_FILE || self->files[channel] != NULL);
   g_return_if_fail (mode != SPAWN_CHANNEL_FD || self->channel_fds[channel] >= 0);
 
-  set_mode (self, channel, mode);
+  config_set_mode (self, channel, mode);
 }
 
 /**
@@ -238,7 +238,7 @@ spawn_process_set_channel_file (SpawnProcess *self, SpawnProcessChannel channel,
   g_free (self->files[channel]);
   self->files[channel] = g_strdup (path);
   self->appends[channel] = append;
-  set_mode (self, channel, SPAWN_CHANNEL_FILE);
+  config_set_mode (self, channel, SPAWN_CHANNEL_FILE);
 }
 
 /**
@@ -261,7 +261,7 @@ spawn_process_set_channel_fd (SpawnProcess *self, SpawnProcessChannel channel, i
 
   if (self->channel_fds[channel] != fd)
     {
-      set_mode (self, channel, SPAWN_CHANNEL_PIPE); /* closes the old one */
+      config_set_mode (self, channel, SPAWN_CHANNEL_PIPE); /* closes the old one */
       self->channel_fds[channel] = fd;
     }
   self->modes[channel] = SPAWN_CHANNEL_FD;
@@ -576,7 +576,7 @@ _spawn_process_clear_config (SpawnProcess *self)
   g_clear_pointer (&self->env_changes, g_hash_table_unref);
   for (i = 0; i < 3; i++)
     {
-      set_mode (self, i, SPAWN_CHANNEL_PIPE);
+      config_set_mode (self, i, SPAWN_CHANNEL_PIPE);
       g_clear_pointer (&self->files[i], g_free);
     }
   for (i = 0; self->source_fds != NULL && i < self->source_fds->len; i++)

@@ -1,4 +1,4 @@
-/* spawn-process-launch.c - from a SpawnProcess's configuration to a child
+/* launch.c - from a SpawnProcess's configuration to a child
  *
  * What the child gets at start: a pipe, a file, /dev/null, ours, the
  * caller's fd or stdout again for each of its stdin, stdout and stderr
@@ -26,7 +26,7 @@ typedef struct {
 } Plumbing;
 
 static int
-open_file (SpawnProcess *self, SpawnProcessChannel i, GError **error)
+launch_open_file (SpawnProcess *self, SpawnProcessChannel i, GError **error)
 {
   int flags = i == SPAWN_PROCESS_STDIN
     ? O_RDONLY
@@ -67,10 +67,71 @@ launch_open_pipe (SpawnProcessChannel i, int *ours, int *theirs, GError **error)
   return TRUE;
 }
 
+/* What the child gets for channel @i in @mode: our end of a pipe (into
+ * the channel, or its stream), a file, a copy of the caller's fd, stdout
+ * again, or a GSpawnFlags for /dev/null or ours. */
+static gboolean
+launch_open_channel (SpawnProcess *self, SpawnProcessChannel i, SpawnChannelMode mode,
+                     Plumbing *p, GError **error)
+{
+  Channel *c = &self->channels[i];
+  int *theirs = &p->child_fds[i];
+  int ours, from;
+
+  switch (mode)
+    {
+    case SPAWN_CHANNEL_PIPE:
+      if (!launch_open_pipe (i, &c->fd, theirs, error))
+        return FALSE;
+      fcntl (c->fd, F_SETFL, O_NONBLOCK);
+      return TRUE;
+    case SPAWN_CHANNEL_STREAM:
+      /* Blocking, as GSubprocess's: the streams poll for their async
+       * and pollable calls. */
+      if (!launch_open_pipe (i, &ours, theirs, error))
+        return FALSE;
+      c->stream = i == SPAWN_PROCESS_STDIN ? G_OBJECT (g_unix_output_stream_new (ours, TRUE))
+                                           : G_OBJECT (g_unix_input_stream_new (ours, TRUE));
+      return TRUE;
+    case SPAWN_CHANNEL_MERGE:
+      /* Only stderr can be merged (set_channel_mode checks). */
+      if (p->flags & G_SPAWN_STDOUT_TO_DEV_NULL)
+        {
+          p->flags |= G_SPAWN_STDERR_TO_DEV_NULL;
+          return TRUE;
+        }
+      from = p->child_fds[SPAWN_PROCESS_STDOUT];
+      *theirs = fcntl (from >= 0 ? from : STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+      if (*theirs < 0)
+        g_propagate_error (error, _spawn_error_new (errno, "Cannot merge stderr"));
+      return *theirs >= 0;
+    case SPAWN_CHANNEL_FORWARD:
+      if (i == SPAWN_PROCESS_STDIN)
+        p->flags |= G_SPAWN_CHILD_INHERITS_STDIN;
+      return TRUE;
+    case SPAWN_CHANNEL_DISCARD:
+      p->flags |= i == SPAWN_PROCESS_STDIN ? G_SPAWN_STDIN_FROM_DEV_NULL
+                : i == SPAWN_PROCESS_STDOUT ? G_SPAWN_STDOUT_TO_DEV_NULL
+                : G_SPAWN_STDERR_TO_DEV_NULL;
+      return TRUE;
+    case SPAWN_CHANNEL_FD:
+      /* A copy, so that the next start has the caller's fd again. */
+      *theirs = fcntl (self->channel_fds[i], F_DUPFD_CLOEXEC, 3);
+      if (*theirs < 0)
+        g_propagate_error (error, _spawn_error_new (errno, "Cannot use fd %d for channel %d",
+                                                    self->channel_fds[i], (int) i));
+      return *theirs >= 0;
+    case SPAWN_CHANNEL_FILE:
+    default:
+      *theirs = launch_open_file (self, i, error);
+      return *theirs >= 0;
+    }
+}
+
 /* Opens pipes and files for the child.  With @detached, pipes are
  * forwarded instead (there is nobody to read them). */
 static gboolean
-plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error)
+launch_plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error)
 {
   int i;
 
@@ -87,77 +148,20 @@ plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error)
   for (i = 0; i < 3; i++)
     {
       SpawnChannelMode mode = self->modes[i];
-      Channel *c = &self->channels[i];
-      int ours;
 
       if ((mode == SPAWN_CHANNEL_PIPE || mode == SPAWN_CHANNEL_STREAM) && detached)
         mode = SPAWN_CHANNEL_FORWARD;
       /* The last run's stream goes (unless the caller holds it). */
       if (!detached)
-        g_clear_object (&c->stream);
-      switch (mode)
-        {
-        case SPAWN_CHANNEL_PIPE:
-          if (!launch_open_pipe (i, &c->fd, &p->child_fds[i], error))
-            return FALSE;
-          fcntl (c->fd, F_SETFL, O_NONBLOCK);
-          break;
-        case SPAWN_CHANNEL_STREAM:
-          /* Blocking, as GSubprocess's: the streams poll for their async
-           * and pollable calls. */
-          if (!launch_open_pipe (i, &ours, &p->child_fds[i], error))
-            return FALSE;
-          c->stream = i == SPAWN_PROCESS_STDIN ? G_OBJECT (g_unix_output_stream_new (ours, TRUE))
-                                               : G_OBJECT (g_unix_input_stream_new (ours, TRUE));
-          break;
-        case SPAWN_CHANNEL_MERGE:
-          /* Only stderr can be merged (set_channel_mode checks). */
-          if (p->flags & G_SPAWN_STDOUT_TO_DEV_NULL)
-            {
-              p->flags |= G_SPAWN_STDERR_TO_DEV_NULL;
-              break;
-            }
-          p->child_fds[i] = fcntl (p->child_fds[SPAWN_PROCESS_STDOUT] >= 0
-                                     ? p->child_fds[SPAWN_PROCESS_STDOUT] : STDOUT_FILENO,
-                                   F_DUPFD_CLOEXEC, 3);
-          if (p->child_fds[i] < 0)
-            {
-              g_propagate_error (error, _spawn_error_new (errno, "Cannot merge stderr"));
-              return FALSE;
-            }
-          break;
-        case SPAWN_CHANNEL_FORWARD:
-          if (i == SPAWN_PROCESS_STDIN)
-            p->flags |= G_SPAWN_CHILD_INHERITS_STDIN;
-          break;
-        case SPAWN_CHANNEL_DISCARD:
-          p->flags |= i == SPAWN_PROCESS_STDIN ? G_SPAWN_STDIN_FROM_DEV_NULL
-                    : i == SPAWN_PROCESS_STDOUT ? G_SPAWN_STDOUT_TO_DEV_NULL
-                    : G_SPAWN_STDERR_TO_DEV_NULL;
-          break;
-        case SPAWN_CHANNEL_FD:
-          /* A copy, so that the next start has the caller's fd again. */
-          p->child_fds[i] = fcntl (self->channel_fds[i], F_DUPFD_CLOEXEC, 3);
-          if (p->child_fds[i] < 0)
-            {
-              g_propagate_error (error, _spawn_error_new (errno, "Cannot use fd %d for channel %d",
-                                                          self->channel_fds[i], (int) i));
-              return FALSE;
-            }
-          break;
-        case SPAWN_CHANNEL_FILE:
-        default:
-          p->child_fds[i] = open_file (self, i, error);
-          if (p->child_fds[i] < 0)
-            return FALSE;
-          break;
-        }
+        g_clear_object (&self->channels[i].stream);
+      if (!launch_open_channel (self, i, mode, p, error))
+        return FALSE;
     }
   return TRUE;
 }
 
 static void
-close_child_fds (Plumbing *p)
+launch_close_child_fds (Plumbing *p)
 {
   int i;
 
@@ -172,7 +176,7 @@ close_child_fds (Plumbing *p)
  * it.  It cannot fail here: a fresh child is never a group leader.  Then
  * the caller's child_setup. */
 static void
-setup_in_child (gpointer data)
+launch_setup_in_child (gpointer data)
 {
   const Plumbing *p = data;
 
@@ -191,14 +195,14 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
   SpawnChild *child = NULL;
   Plumbing p;
 
-  if (plumb (self, detached, &p, error))
+  if (launch_plumb (self, detached, &p, error))
     {
       env = _spawn_process_build_environment (self);
       /* A detached process is meant to outlive us: never killed. */
       child = spawn_async_fd_full (self->working_directory,
                               (const char * const *) self->argv,
                               (const char * const *) env, p.flags,
-                              detached || p.child_setup != NULL ? setup_in_child : NULL, &p,
+                              detached || p.child_setup != NULL ? launch_setup_in_child : NULL, &p,
                               p.child_fds[0], p.child_fds[1], p.child_fds[2],
                               (const int *) self->source_fds->data,
                               (const int *) self->target_fds->data,
@@ -207,7 +211,7 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
                                 ? SPAWN_CHILD_KILL_ON_CLOSE : SPAWN_CHILD_FLAGS_NONE,
                               error);
     }
-  close_child_fds (&p);
+  launch_close_child_fds (&p);
   if (child == NULL)
     {
       int i;

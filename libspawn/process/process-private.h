@@ -24,7 +24,7 @@ typedef struct {
   GObject *stream;
 } Channel;
 
-/* The emissions that report a run's end, in order (emit_end() in
+/* The emissions that report a run's end, in order (run_emit_end() in
  * run.c). */
 typedef enum {
   END_READY_STDOUT,
@@ -97,7 +97,7 @@ struct _SpawnProcess {
    * @finished_run is the last run whose "finished" was emitted. */
   guint run;
   guint finished_run;
-  /* What is left to emit of the last run's end (see emit_end() in
+  /* What is left to emit of the last run's end (see run_emit_end() in
    * run.c). */
   struct {
     int step;                  /* the next EndStep */

@@ -30,7 +30,7 @@ typedef struct {
 } ProcessSource;
 
 static void
-set_state (SpawnProcess *self, SpawnProcessState state)
+run_set_state (SpawnProcess *self, SpawnProcessState state)
 {
   if (self->state == state)
     return;
@@ -80,13 +80,13 @@ _spawn_process_next_wakeup (SpawnProcess *self)
 }
 
 static void
-update_ready_time (SpawnProcess *self)
+run_update_ready_time (SpawnProcess *self)
 {
   g_source_set_ready_time (self->source, _spawn_process_next_wakeup (self));
 }
 
 static gboolean
-process_source_dispatch (GSource *source, GSourceFunc callback G_GNUC_UNUSED,
+run_source_dispatch (GSource *source, GSourceFunc callback G_GNUC_UNUSED,
                          gpointer user_data G_GNUC_UNUSED)
 {
   SpawnProcess *self = ((ProcessSource *) source)->process;
@@ -104,12 +104,12 @@ process_source_dispatch (GSource *source, GSourceFunc callback G_GNUC_UNUSED,
   return G_SOURCE_CONTINUE;
 }
 
-static GSourceFuncs process_source_funcs = {
-  .dispatch = process_source_dispatch,
+static GSourceFuncs run_source_funcs = {
+  .dispatch = run_source_dispatch,
 };
 
 static void
-destroy_source (SpawnProcess *self)
+run_destroy_source (SpawnProcess *self)
 {
   int i;
 
@@ -152,7 +152,7 @@ run_emit_bytes_written (SpawnProcess *self, guint64 written)
  * again once the handler has returned, if it is still buffered.  The
  * caller holds a reference. */
 static void
-emit_ready_read_channel (SpawnProcess *self, SpawnProcessChannel i)
+run_emit_ready_read_channel (SpawnProcess *self, SpawnProcessChannel i)
 {
   guint id = _spawn_process_signals[i == SPAWN_PROCESS_STDOUT ? SIGNAL_READY_READ_STDOUT
                                                : SIGNAL_READY_READ_STDERR];
@@ -174,12 +174,12 @@ emit_ready_read_channel (SpawnProcess *self, SpawnProcessChannel i)
 }
 
 static void
-emit_ready_read (SpawnProcess *self, const gboolean got[3])
+run_emit_ready_read (SpawnProcess *self, const gboolean got[3])
 {
   if (got[SPAWN_PROCESS_STDOUT])
-    emit_ready_read_channel (self, SPAWN_PROCESS_STDOUT);
+    run_emit_ready_read_channel (self, SPAWN_PROCESS_STDOUT);
   if (got[SPAWN_PROCESS_STDERR])
-    emit_ready_read_channel (self, SPAWN_PROCESS_STDERR);
+    run_emit_ready_read_channel (self, SPAWN_PROCESS_STDERR);
 }
 
 /* Input and output, with what they cause announced */
@@ -226,7 +226,7 @@ _spawn_process_release_running (SpawnProcess *self)
 
   for (i = 0; i < 3; i++)
     _spawn_process_close_channel (self, i);
-  destroy_source (self);
+  run_destroy_source (self);
   g_clear_pointer (&self->child, spawn_child_unref);
   self->kill_deadline = 0;
   self->next_recheck = 0;
@@ -239,7 +239,7 @@ _spawn_process_release_running (SpawnProcess *self)
  * run's values, before the new run's "started".  The caller holds a
  * reference. */
 static void
-emit_end (SpawnProcess *self)
+run_emit_end (SpawnProcess *self)
 {
   while (self->end.step < END_DONE)
     {
@@ -255,7 +255,7 @@ emit_end (SpawnProcess *self)
                                                              : SPAWN_PROCESS_STDERR;
 
             if (self->end.got[i])
-              emit_ready_read_channel (self, i);
+              run_emit_ready_read_channel (self, i);
           }
           break;
         case END_CRASHED:
@@ -329,12 +329,12 @@ run_finish (SpawnProcess *self, int err, const SpawnExitInfo *ended)
   self->end.err = err;
   self->end.info = info;
   /* Not running from here on, so handlers cannot reach the child. */
-  set_state (self, SPAWN_PROCESS_NOT_RUNNING);
-  emit_end (self);
+  run_set_state (self, SPAWN_PROCESS_NOT_RUNNING);
+  run_emit_end (self);
 }
 
 static void
-check_deadlines (SpawnProcess *self)
+run_check_deadlines (SpawnProcess *self)
 {
   gint64 now = g_get_monotonic_time ();
 
@@ -378,7 +378,7 @@ _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFo
     got[SPAWN_PROCESS_STDOUT] = run_read (self, SPAWN_PROCESS_STDOUT, FALSE);
   if (revents[SPAWN_PROCESS_STDERR])
     got[SPAWN_PROCESS_STDERR] = run_read (self, SPAWN_PROCESS_STDERR, FALSE);
-  emit_ready_read (self, got);
+  run_emit_ready_read (self, got);
   if (self->state != SPAWN_PROCESS_RUNNING)
     return;
   if (what == WAIT_READY_READ && (got[SPAWN_PROCESS_STDOUT] || got[SPAWN_PROCESS_STDERR]))
@@ -398,9 +398,9 @@ _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFo
       run_finish (self, err, &info);
       return;
     }
-  check_deadlines (self);
+  run_check_deadlines (self);
   if (self->state == SPAWN_PROCESS_RUNNING && self->source != NULL)
-    update_ready_time (self);
+    run_update_ready_time (self);
 }
 
 /* Starting */
@@ -436,7 +436,7 @@ spawn_process_start (SpawnProcess *self, GError **error)
    * last one. */
   g_object_ref (self);
   /* Called from a handler of the last run's end: that end first. */
-  emit_end (self);
+  run_emit_end (self);
   /* ... whose handlers may have started it again themselves. */
   if (self->state == SPAWN_PROCESS_NOT_RUNNING)
     ok = run_start (self, error);
@@ -463,12 +463,12 @@ run_start (SpawnProcess *self, GError **error)
     _spawn_process_reset_channel (&self->channels[i]);
   self->have_exit = FALSE;
   memset (&self->exit_info, 0, sizeof self->exit_info);
-  set_state (self, SPAWN_PROCESS_STARTING);
+  run_set_state (self, SPAWN_PROCESS_STARTING);
 
   child = _spawn_process_launch (self, FALSE, &local_error);
   if (child == NULL)
     {
-      set_state (self, SPAWN_PROCESS_NOT_RUNNING);
+      run_set_state (self, SPAWN_PROCESS_NOT_RUNNING);
       run_emit_error (self, SPAWN_PROCESS_ERROR_FAILED_TO_START, "%s",
                                  local_error->message);
       g_propagate_error (error, local_error);
@@ -477,7 +477,7 @@ run_start (SpawnProcess *self, GError **error)
   self->child = child;
   self->backend = spawn_child_get_backend (child);
 
-  self->source = g_source_new (&process_source_funcs, sizeof (ProcessSource));
+  self->source = g_source_new (&run_source_funcs, sizeof (ProcessSource));
   ((ProcessSource *) self->source)->process = self;
   g_source_set_static_name (self->source, "SpawnProcess");
   self->child_tag = g_source_add_unix_fd (self->source, spawn_child_get_fd (child), G_IO_IN);
@@ -490,12 +490,12 @@ run_start (SpawnProcess *self, GError **error)
   if (_spawn_child_get_recheck_interval (child) > 0)
     self->next_recheck = g_get_monotonic_time () +
                          _spawn_child_get_recheck_interval (child) * 1000;
-  update_ready_time (self);
+  run_update_ready_time (self);
   context = g_main_context_ref_thread_default ();
   g_source_attach (self->source, context);
   g_main_context_unref (context);
 
-  set_state (self, SPAWN_PROCESS_RUNNING);
+  run_set_state (self, SPAWN_PROCESS_RUNNING);
   if (self->close_write_requested)
     run_flush_stdin (self); /* closed before the start: closes it now */
   g_signal_emit (self, _spawn_process_signals[SIGNAL_STARTED], 0);

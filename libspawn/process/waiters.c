@@ -2,7 +2,7 @@
  *
  * spawn_process_wait_async(), wait_check_async() and communicate() in
  * both flavours (async.c) each put a SpawnProcessWaiter on the process's
- * list.  The end of the run (emit_end() in run.c) fills every waiter of
+ * list.  The end of the run (run_emit_end() in run.c) fills every waiter of
  * that run just before "finished" is emitted and completes them just
  * after; dispose fails the rest.  A GTask carries each result to its
  * caller's thread-default context.  A cancelled waiter only leaves the
@@ -133,7 +133,7 @@ _spawn_process_waiters_dispose (SpawnProcess *self)
 }
 
 static gboolean
-waiter_cancelled (GCancellable *cancellable G_GNUC_UNUSED, gpointer data)
+waiters_cancelled (GCancellable *cancellable G_GNUC_UNUSED, gpointer data)
 {
   GTask *task = data;
   SpawnProcess *self = g_task_get_source_object (task);
@@ -158,7 +158,7 @@ _spawn_process_waiter_watch_cancellable (SpawnProcessWaiter *w)
   if (cancellable == NULL)
     return;
   w->cancel_source = g_cancellable_source_new (cancellable);
-  g_source_set_callback (w->cancel_source, (GSourceFunc) (void (*) (void)) waiter_cancelled,
+  g_source_set_callback (w->cancel_source, (GSourceFunc) (void (*) (void)) waiters_cancelled,
                          g_object_ref (w->task), g_object_unref);
   g_source_attach (w->cancel_source, g_task_get_context (w->task));
 }
