@@ -188,7 +188,7 @@ main (int argc, char **argv)
     n_avail += spawn_backend_is_available (backends[b]);
   /* THREADS * IN_FLIGHT children at once per backend first: what a backend
    * keeps for good (a probe's fd; sigchld recycles an entry and its eventfd
-   * per child watched at once, see backend-sigchld.c) is not a leak. */
+   * per child watched at once, see libspawn/backends/sigchld.c) is not a leak. */
   for (b = 0; b < G_N_ELEMENTS (backends); b++)
     {
       const char *sleep_argv[] = { helper, "sleep", "60000", NULL };
