@@ -127,6 +127,22 @@ async_note_pipes (SpawnProcess *self, SpawnProcessWaiter *w)
 
 /* communicate() */
 
+/* Whether a communicate() of @run has not returned yet. */
+static gboolean
+async_communicating (SpawnProcess *self, guint run)
+{
+  GList *l;
+
+  for (l = self->waiters; l != NULL; l = l->next)
+    {
+      SpawnProcessWaiter *other = l->data;
+
+      if (other->capture && other->run == run && !other->ended)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 typedef enum {
   BEGIN_FAILED,
   BEGIN_WAIT,      /* @w is on the list: wait for the end */
@@ -148,11 +164,19 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
   async_note_pipes (self, w);
   w->write_errors = self->write_errors;
   w->run = _spawn_process_waiter_run (self, &ended);
+  /* Two calls would split the output between them: GIO's answer. */
+  if (w->run != 0 && async_communicating (self, w->run))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PENDING,
+                           "communicate() is already running on this process");
+      return BEGIN_FAILED;
+    }
   if (w->run != 0 && !async && self->state != SPAWN_PROCESS_RUNNING)
     {
-      /* A blocking wait from a handler of the end cannot wait. */
+      /* From a handler of the end, which a blocking call cannot wait
+       * for: the process has ended and its output is all buffered. */
       w->run = 0;
-      ended = FALSE;
+      ended = TRUE;
     }
   if (w->run == 0 && !ended)
     {
@@ -240,15 +264,19 @@ communicate_result (SpawnProcessWaiter *w, GBytes **stdout_buf, GBytes **stderr_
  * spawn_process_wait_for_finished(), emitting the same signals from
  * inside; handlers that read the buffers take that output away from this
  * call.  On a process that has ended already, returns what is still
- * buffered (and fails if there was input to write).
+ * buffered (and fails if there was input to write); so does a call from a
+ * handler of its end ("ready-read-*", "error-occurred", "finished").  One
+ * communicate() at a time: another one (blocking or async) while it runs
+ * fails with %G_IO_ERROR_PENDING, as GIO's calls do, instead of sharing
+ * the output out between them.
  *
  * Cancelling leaves the process running, its input queued and its output
  * buffered: a later communicate() with %NULL input, or the usual calls,
  * get the rest.
  *
  * Returns: %TRUE once the process has ended, whatever its status;
- *   %FALSE with %G_IO_ERROR_CANCELLED, %SPAWN_PROCESS_ERROR_NOT_RUNNING,
- *   %SPAWN_PROCESS_ERROR_WRITE_ERROR (the stdin channel was closed, or
+ *   %FALSE with %G_IO_ERROR_CANCELLED, %G_IO_ERROR_PENDING,
+ *   %SPAWN_PROCESS_ERROR_NOT_RUNNING, %SPAWN_PROCESS_ERROR_WRITE_ERROR (the stdin channel was closed, or
  *   the process did not read all its input: reported once it has ended;
  *   the output then stays buffered), or the errors of
  *   spawn_process_wait_for_finished()

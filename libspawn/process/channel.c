@@ -213,11 +213,11 @@ _spawn_process_write_stdin (SpawnProcess *self)
 
       if (n < 0 && errno == EAGAIN)
         break;
+      /* What did not go stays counted (bytes_to_write), as QProcess
+       * keeps it: it never reached the process. */
       if (n < 0)
         {
           err = -errno;
-          g_byte_array_set_size (c->data, 0);
-          c->pos = 0;
           self->write_errors++;
           _spawn_process_close_channel (self, SPAWN_PROCESS_STDIN);
           break;
@@ -395,7 +395,9 @@ spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
  * @self: a process
  *
  * How much of the input given to spawn_process_write() has not reached the
- * process yet.
+ * process yet.  After the process has ended, what it never read stays
+ * counted here until the next start empties the buffer, as
+ * QProcess::bytesToWrite() does; it is never written to a later run.
  *
  * Returns: how many bytes written with spawn_process_write() still wait
  *   for the pipe

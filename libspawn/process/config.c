@@ -28,19 +28,23 @@ config_set_mode (SpawnProcess *self, SpawnProcessChannel channel, SpawnChannelMo
 /**
  * spawn_process_set_argv:
  * @self: a process
- * @argv: (array zero-terminated=1): the program (searched in PATH unless it
- *   contains a slash) and its arguments
+ * @argv: (array zero-terminated=1) (nullable): the program (searched in
+ *   PATH unless it contains a slash) and its arguments; %NULL or empty for
+ *   none
  *
- * Like QProcess::setProgram() and setArguments() in one.
+ * Like QProcess::setProgram() and setArguments() in one.  Without a
+ * program, as QProcess without one, spawn_process_start() fails with
+ * %SPAWN_ERROR_INVAL and #SpawnProcess::error-occurred
+ * (%SPAWN_PROCESS_ERROR_FAILED_TO_START): an argv set through a property
+ * or a binding is input, not a programming error.
  */
 void
 spawn_process_set_argv (SpawnProcess *self, const char * const *argv)
 {
   g_return_if_fail (SPAWN_IS_PROCESS (self));
-  g_return_if_fail (argv != NULL && argv[0] != NULL);
 
   g_strfreev (self->argv);
-  self->argv = g_strdupv ((char **) argv);
+  self->argv = argv != NULL && argv[0] != NULL ? g_strdupv ((char **) argv) : NULL;
   g_object_notify (G_OBJECT (self), "argv");
 }
 

@@ -186,6 +186,52 @@ launch_setup_in_child (gpointer data)
     p->child_setup (p->child_setup_data);
 }
 
+static const char * const launch_channel_names[] = { "stdin", "stdout", "stderr" };
+
+/* What the configuration must hold before anything is opened: a program,
+ * and descriptors that are still open.  A descriptor given to us that the
+ * application closed since is forgotten, not closed again at finalize:
+ * its number may be someone else's by then.  Checked first, or a closed
+ * number would turn out to be one of the pipes we open for this start. */
+static gboolean
+launch_check_config (SpawnProcess *self, GError **error)
+{
+  const char *argv0 = self->argv != NULL ? self->argv[0] : NULL;
+  guint i;
+
+  if (argv0 == NULL)
+    {
+      g_set_error_literal (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                           "No program to start: the argv is empty");
+      return FALSE;
+    }
+  for (i = 0; i < 3; i++)
+    if (self->modes[i] == SPAWN_CHANNEL_FD && self->channel_fds[i] >= 0 &&
+        fcntl (self->channel_fds[i], F_GETFD) < 0)
+      {
+        g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                     "Cannot start “%s”: the fd %d given for its %s is not open",
+                     argv0, self->channel_fds[i], launch_channel_names[i]);
+        self->channel_fds[i] = -1;
+        return FALSE;
+      }
+  for (i = 0; i < self->source_fds->len; i++)
+    {
+      int source = g_array_index (self->source_fds, int, i);
+      int target = g_array_index (self->target_fds, int, i);
+
+      if (fcntl (source, F_GETFD) >= 0)
+        continue;
+      g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                   "Cannot start “%s”: the fd %d given for its fd %d is not open",
+                   argv0, source, target);
+      g_array_remove_index (self->source_fds, i);
+      g_array_remove_index (self->target_fds, i);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* spawn_async_fd() with the configuration; NULL and @error on failure,
  * with nothing left open. */
 SpawnChild *
@@ -195,6 +241,8 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
   SpawnChild *child = NULL;
   Plumbing p;
 
+  if (!launch_check_config (self, error))
+    return NULL;
   if (launch_plumb (self, detached, &p, error))
     {
       env = _spawn_process_build_environment (self);

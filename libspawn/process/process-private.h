@@ -64,6 +64,7 @@ struct _SpawnProcess {
   SpawnChild *child;
   SpawnBackend backend;        /* of the running or last child */
   GSource *source;
+  GMainContext *context;       /* the source's, ours while running */
   gpointer child_tag;
   Channel channels[3];
   gboolean close_write_requested;
@@ -71,6 +72,7 @@ struct _SpawnProcess {
   gint64 next_recheck;         /* monotonic µs, 0: none */
   guint64 read_count;          /* reads that brought data, for the waits */
   guint64 write_count;
+  guint64 write_count_waited;  /* write_count at the last bytes-written wait */
   guint64 write_errors;        /* writes to stdin that failed */
 
   /* SpawnProcessWaiter *: GIO-style waits and communicate() calls that
@@ -267,7 +269,8 @@ void _spawn_process_reset_channel (Channel *c);
 /* Takes channel @i out of the source and closes our end. */
 void _spawn_process_close_channel (SpawnProcess *self, SpawnProcessChannel i);
 /* Writes buffered stdin as far as the pipe takes it: the bytes written,
- * or -errno after a failed write (the buffer dropped, stdin closed). */
+ * or -errno after a failed write (stdin closed; what was not written
+ * stays in the buffer until the next start). */
 gssize _spawn_process_write_stdin (SpawnProcess *self);
 /* Reads channel @i (all of it with @drain); TRUE if data arrived.  A
  * failed read closes the channel and sets *@errnum. */

@@ -148,9 +148,7 @@ spawn_process_set_property (GObject *object, guint prop_id, const GValue *value,
   switch (prop_id)
     {
     case PROP_ARGV:
-      /* NULL from g_object_new() without argv: nothing to set yet. */
-      if (g_value_get_boxed (value) != NULL)
-        spawn_process_set_argv (self, g_value_get_boxed (value));
+      spawn_process_set_argv (self, g_value_get_boxed (value));
       break;
     case PROP_WORKING_DIRECTORY:
       spawn_process_set_working_directory (self, g_value_get_string (value));

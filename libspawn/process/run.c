@@ -227,6 +227,7 @@ _spawn_process_release_running (SpawnProcess *self)
   for (i = 0; i < 3; i++)
     _spawn_process_close_channel (self, i);
   run_destroy_source (self);
+  g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->child, spawn_child_unref);
   self->kill_deadline = 0;
   self->next_recheck = 0;
@@ -318,7 +319,8 @@ run_finish (SpawnProcess *self, int err, const SpawnExitInfo *ended)
   g_object_notify_by_pspec (G_OBJECT (self), _spawn_process_props[PROP_EXIT_CODE]);
   g_object_notify_by_pspec (G_OBJECT (self), _spawn_process_props[PROP_EXIT_STATUS]);
   _spawn_process_release_running (self);
-  _spawn_process_reset_channel (&self->channels[SPAWN_PROCESS_STDIN]);
+  /* Input that never reached the process stays counted, as QProcess's
+   * bytesToWrite(), until the next start empties every buffer. */
   self->close_write_requested = FALSE;
   /* Leftover data is still readable after "finished", as in QProcess. */
   self->channels[SPAWN_PROCESS_STDOUT].eof = TRUE;
@@ -418,7 +420,9 @@ static gboolean run_start (SpawnProcess *self, GError **error);
  * blocking helpers) for output, input and the end.
  *
  * Returns: %TRUE if the program runs; %FALSE with a %SPAWN_ERROR (why
- *   exec, chdir or opening a redirection failed) after
+ *   exec, chdir or opening a redirection failed; %SPAWN_ERROR_INVAL when
+ *   there is no program, or a descriptor given to the process is no
+ *   longer open) after
  *   #SpawnProcess::error-occurred with %SPAWN_PROCESS_ERROR_FAILED_TO_START
  */
 gboolean
@@ -427,7 +431,6 @@ spawn_process_start (SpawnProcess *self, GError **error)
   gboolean ok;
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
-  g_return_val_if_fail (self->argv != NULL && self->argv[0] != NULL, FALSE);
   g_return_val_if_fail (self->state == SPAWN_PROCESS_NOT_RUNNING, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -455,12 +458,14 @@ run_start (SpawnProcess *self, GError **error)
 {
   GError *local_error = NULL;
   SpawnChild *child;
-  GMainContext *context;
   int i;
 
   self->run++;
+  /* Every buffer starts empty, stdin's unwritten rest of the last run
+   * included (QProcess does the same). */
   for (i = 0; i < 3; i++)
     _spawn_process_reset_channel (&self->channels[i]);
+  self->write_count_waited = self->write_count;
   self->have_exit = FALSE;
   memset (&self->exit_info, 0, sizeof self->exit_info);
   run_set_state (self, SPAWN_PROCESS_STARTING);
@@ -491,9 +496,11 @@ run_start (SpawnProcess *self, GError **error)
     self->next_recheck = g_get_monotonic_time () +
                          _spawn_child_get_recheck_interval (child) * 1000;
   run_update_ready_time (self);
-  context = g_main_context_ref_thread_default ();
-  g_source_attach (self->source, context);
-  g_main_context_unref (context);
+  /* Ours until the end of the run: a thread that pops and frees the
+   * context it started us from must not take the watch with it (a wait
+   * then finds the context, owned by nobody, and runs it itself). */
+  self->context = g_main_context_ref_thread_default ();
+  g_source_attach (self->source, self->context);
 
   run_set_state (self, SPAWN_PROCESS_RUNNING);
   if (self->close_write_requested)
@@ -526,7 +533,6 @@ spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
   int i;
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
-  g_return_val_if_fail (self->argv != NULL && self->argv[0] != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   /* plumb() opens no pipe when detached, but keep a running process's

@@ -27,7 +27,8 @@ typedef struct {
 } Wait;
 
 /* While we block, no other thread may dispatch this object from the
- * context its source is attached to: own that context meanwhile (its
+ * context its source is attached to (which the running process keeps
+ * alive, so that this is never the default context by mistake): own that context meanwhile (its
  * other users wait), and refuse if another thread owns it, which is
  * running it now.  Acquiring is recursive, so a wait from a handler that
  * context dispatched is fine.  *@context: what to release, or NULL. */
@@ -35,9 +36,9 @@ static gboolean
 wait_acquire_context (SpawnProcess *self, GMainContext **context, GError **error)
 {
   *context = NULL;
-  if (self->source == NULL)
+  if (self->context == NULL)
     return TRUE;
-  *context = g_main_context_ref (g_source_get_context (self->source));
+  *context = g_main_context_ref (self->context);
   if (g_main_context_acquire (*context))
     return TRUE;
   g_clear_pointer (context, g_main_context_unref);
@@ -75,9 +76,23 @@ wait_is_over (SpawnProcess *self, const Wait *w, GCancellable *cancellable,
     return *ok = TRUE;
   if (self->run != w->run || self->state != SPAWN_PROCESS_RUNNING)
     return !_spawn_process_fail_not_running (error);
+  /* Stdin closed with input left (a failed write): nothing more will go. */
+  if (w->what == WAIT_BYTES_WRITTEN && self->channels[SPAWN_PROCESS_STDIN].fd < 0 &&
+      _spawn_process_pending (&self->channels[SPAWN_PROCESS_STDIN]) > 0)
+    return !_spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                                 "The write channel is closed: the rest of the "
+                                 "input cannot be written");
+  /* Nothing buffered: spawn_process_write() may have written all of it at
+   * once, unseen by any wait since.  Then write() followed by this wait
+   * is TRUE, as QProcess's idiom expects; else there is nothing to wait
+   * for. */
   if (w->what == WAIT_BYTES_WRITTEN &&
       _spawn_process_pending (&self->channels[SPAWN_PROCESS_STDIN]) == 0)
-    return !_spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "Nothing to write");
+    {
+      if (self->write_count != self->write_count_waited)
+        return *ok = TRUE;
+      return !_spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "Nothing to write");
+    }
   /* Only after one poll at least: with a timeout of 0 the caller asks
    * "anything now?", and a loop of such calls must get there. */
   if (w->polled && w->deadline >= 0 && g_get_monotonic_time () >= w->deadline)
@@ -171,6 +186,8 @@ _spawn_process_wait_for (SpawnProcess *self, WaitFor what, int timeout_ms,
     ;
   if (w.have_cancel_fd)
     g_cancellable_release_fd (cancellable);
+  if (ok && what == WAIT_BYTES_WRITTEN)
+    self->write_count_waited = self->write_count;
   g_object_unref (self);
   wait_release_context (context);
   return ok;
@@ -235,6 +252,12 @@ spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms,
  * @error: return location for a #GError
  *
  * Blocks until some of the buffered input has been written to the process.
+ * spawn_process_write() writes what the pipe takes right away: if that was
+ * all of it (nothing buffered now) and no wait has seen it yet, this
+ * returns %TRUE at once, so that QProcess's idiom write() then
+ * waitForBytesWritten() holds.  With nothing buffered and nothing written
+ * since the last wait, it fails, as QProcess::waitForBytesWritten()
+ * returns false.
  *
  * Returns: %TRUE if some was written; %FALSE with
  *   %SPAWN_PROCESS_ERROR_TIMED_OUT, %SPAWN_PROCESS_ERROR_NOT_RUNNING or
@@ -306,7 +329,9 @@ spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms,
  * @timeout_ms is killed and reaped.
  *
  * Returns: %TRUE if it ran to its end (whatever its status); %FALSE with a
- *   %SPAWN_ERROR if it could not start, %SPAWN_PROCESS_ERROR_TIMED_OUT, or
+ *   %SPAWN_ERROR if it could not start, %SPAWN_ERROR_STATUS_LOST if it
+ *   ended but someone else reaped it (a waitpid(-1) elsewhere, pidfd and
+ *   sigchld backends), %SPAWN_PROCESS_ERROR_TIMED_OUT, or
  *   %G_IO_ERROR_CANCELLED (also, without starting it, if @cancellable was
  *   cancelled before the call)
  */
@@ -319,6 +344,7 @@ spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout
   g_autoptr (GMainContext) context = g_main_context_new ();
   g_autoptr (SpawnProcess) p = NULL;
   GError *local_error = NULL;
+  SpawnExitInfo ended;
   gboolean started;
 
   g_return_val_if_fail (argv != NULL && argv[0] != NULL, FALSE);
@@ -356,11 +382,22 @@ spawn_process_execute (const char * const *argv, int timeout_ms, GBytes **stdout
       g_propagate_error (error, local_error);
       return FALSE;
     }
+  /* Ran to its end, but someone else (a waitpid(-1) elsewhere, with the
+   * pidfd or sigchld backend) took its status: say so, never TRUE with
+   * @info untouched, which would read as whatever it held. */
+  if (!spawn_process_get_exit_info (p, &ended))
+    {
+      g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_STATUS_LOST,
+                   "“%s” ran to its end, but its exit status was lost: reaped by "
+                   "someone else (a waitpid(-1) elsewhere in the application?)",
+                   argv[0]);
+      return FALSE;
+    }
   if (stdout_out != NULL)
     *stdout_out = spawn_process_read_all (p, SPAWN_PROCESS_STDOUT);
   if (stderr_out != NULL)
     *stderr_out = spawn_process_read_all (p, SPAWN_PROCESS_STDERR);
   if (info != NULL)
-    spawn_process_get_exit_info (p, info);
+    *info = ended;
   return TRUE;
 }
