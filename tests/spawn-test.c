@@ -1877,6 +1877,31 @@ test_seccomp_fallback (void)
 }
 
 static void
+test_closed_stdio_fd (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "cat", NULL };
+  GError *error = NULL;
+  int fds, fd, out = -1;
+
+  g_test_summary ("A stdin_fd that is not open is SPAWN_ERROR_INVAL before any "
+                  "pipe is opened (it could be one of ours by then), with no "
+                  "fd or child left");
+  if (!testutil_use_backend (data))
+    return;
+  fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_no_errno (close (fd));
+  fds = testutil_count_fds ();
+  g_assert_null (spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, fd, -1, -1, NULL, NULL, 0,
+                                 NULL, &out, NULL, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  g_assert_cmpint (testutil_count_fds (), ==, fds);
+  testutil_assert_no_children ();
+}
+
+static void
 test_forced_sigchld (void)
 {
   g_setenv ("LIBSPAWN_BACKEND", "sigchld", TRUE);
@@ -1917,6 +1942,7 @@ main (int argc, char **argv)
     { "cpu-times", test_cpu_times },
     { "pipes", test_pipes },
     { "fd-mapping", test_fd_mapping },
+    { "closed-stdio-fd", test_closed_stdio_fd },
     { "fd-hygiene", test_fd_hygiene },
     { "exec-errors", test_exec_errors },
     { "cwd-env", test_working_directory_and_env },

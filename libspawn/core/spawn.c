@@ -76,12 +76,24 @@ child_stack_free (void *stack)
             CHILD_STACK_GUARD + CHILD_STACK_SIZE);
 }
 
-/* A bad fd mapping is a GError, as GLib's are, not a critical. */
+/* A bad fd mapping is a GError, as GLib's are, not a critical.  The
+ * caller's stdio fds too: one that is not open now could turn out to be
+ * one of the pipes we open next, and the child would get our pipe. */
 static gboolean
-spawn_check_fd_map (const char *argv0, const int *source_fds, const int *target_fds,
-                    gsize n_fds, GError **error)
+spawn_check_fd_map (const char *argv0, const int stdio[3], const int *source_fds,
+                    const int *target_fds, gsize n_fds, GError **error)
 {
+  static const char * const names[] = { "stdin", "stdout", "stderr" };
   gsize i, j;
+
+  for (i = 0; i < 3; i++)
+    if (stdio[i] >= 0 && fcntl (stdio[i], F_GETFD) < 0)
+      {
+        g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                     "Invalid %s file descriptor %d for “%s”: it is not open",
+                     names[i], stdio[i], argv0);
+        return FALSE;
+      }
 
   for (i = 0; i < n_fds; i++)
     {
@@ -460,7 +472,7 @@ spawn_async_fd_full (const char          *working_directory,
   pipe_out[1] = spawn_pipe_out (stdout_pipe_out, flags & INHERITS_OR_NULL_STDOUT);
   pipe_out[2] = spawn_pipe_out (stderr_pipe_out, flags & INHERITS_OR_NULL_STDERR);
 
-  if (!spawn_check_fd_map (argv[0], source_fds, target_fds, n_fds, error) ||
+  if (!spawn_check_fd_map (argv[0], fds, source_fds, target_fds, n_fds, error) ||
       (ops = _spawn_backend_current (error)) == NULL ||
       !spawn_probe_kill_on_close (ops, child_flags, argv[0], &by_kernel, error))
     goto out;
