@@ -337,6 +337,13 @@ pointer (struct worker *w, struct rng *r, enum ptr_kind kind, unsigned char *val
   return 0;
 }
 
+/* Do the ints at user addresses a and b share a byte? */
+static int
+ints_overlap (uint64_t a, uint64_t b)
+{
+  return (a > b ? a - b : b - a) < sizeof (int);
+}
+
 static int
 pointer_writable (enum ptr_kind kind)
 {
@@ -363,7 +370,7 @@ wild_call (struct worker *w, struct rng *r)
   unsigned char *ptid = w->scratch + 128, *ctid = w->scratch + 192, *slot;
   enum ptr_kind args_kind, fd_kind = P_VALID, ptid_kind, ctid_kind;
   int status = below (r, 256), must_fail = 0, want_errno = 0, tail_dirty = 0;
-  int args_readable, fd = -1;
+  int args_readable, fd = -1, overlap_ctid = 0;
   /* Half the calls keep every argument but the flags in bounds, so that
    * more of them get past the checks and into copy_process(). */
   int tame = chance (r, 50);
@@ -397,10 +404,14 @@ wild_call (struct worker *w, struct rng *r)
   if ((flags & CLONE_FD_) || (!tame && chance (r, 10))) {
     fd_kind = (enum ptr_kind[]){ P_VALID, P_VALID, P_VALID, P_UNALIGNED, P_NULL, P_UNMAPPED,
                                  P_KERNEL, P_RO, P_STRADDLE, P_OVERLAP }[below (r, tame ? 4 : 10)];
-    a.clonefd = fd_kind == P_OVERLAP ? a.ptid + below (r, 4) - (chance (r, 50) ? 0 : 3)
+    /* P_OVERLAP: on ptid or on ctid, each refused when the flag that
+     * writes through it is given. */
+    overlap_ctid = chance (r, 50);
+    a.clonefd = fd_kind == P_OVERLAP ? (overlap_ctid ? a.ctid : a.ptid) + below (r, 4) -
+                                           (chance (r, 50) ? 0 : 3)
                                      : pointer (w, r, fd_kind, w->scratch + 256);
-    if (fd_kind == P_OVERLAP && !pointer_writable (ptid_kind))
-      fd_kind = P_UNMAPPED; /* overlapping a bad ptid is just as bad */
+    if (fd_kind == P_OVERLAP && !pointer_writable (overlap_ctid ? ctid_kind : ptid_kind))
+      fd_kind = P_UNMAPPED; /* overlapping a bad pointer is just as bad */
     switch (below (r, tame ? 4 : 6)) {
     case 0: a.clonefd_flags = 0; break;
     case 1: a.clonefd_flags = O_CLOEXEC; break;
@@ -462,6 +473,7 @@ wild_call (struct worker *w, struct rng *r)
   } else {
     struct spawn_clone4_args k = size ? a : (struct spawn_clone4_args){ 0 };
     uint64_t f = flags & ~0xffULL;
+    uint64_t child_tid = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
 
     if (!size)
       fd_kind = P_NULL; /* no struct: the kernel sees clonefd = 0 */
@@ -473,9 +485,16 @@ wild_call (struct worker *w, struct rng *r)
                 ((f & CLONE_AUTOREAP_) && ((f & (CLONE_THREAD | CLONE_PARENT)) || sig)) ||
                 ((f & CLONE_FD_) && (f & (CLONE_THREAD | CLONE_PARENT))) ||
                 ((f & CLONE_FD_AUTOKILL_) && (~f & (CLONE_FD_ | CLONE_AUTOREAP_))) ||
+                /* The child would hold its own clone fd. */
+                ((f & CLONE_FD_AUTOKILL_) && (f & CLONE_FILES)) ||
                 ((f & CLONE_FD_) && (k.clonefd_flags & ~(O_CLOEXEC | O_NONBLOCK))) ||
                 ((f & CLONE_FD_) && !pointer_writable (fd_kind)) ||
-                ((f & CLONE_FD_) && (f & CLONE_PARENT_SETTID) && fd_kind == P_OVERLAP);
+                /* No int the kernel stores may share a byte with another,
+                 * but ptid and ctid may be the same address. */
+                ((f & CLONE_FD_) && (f & CLONE_PARENT_SETTID) && ints_overlap (k.clonefd, k.ptid)) ||
+                ((f & CLONE_FD_) && (f & child_tid) && ints_overlap (k.clonefd, k.ctid)) ||
+                ((f & CLONE_PARENT_SETTID) && (f & child_tid) && k.ptid != k.ctid &&
+                 ints_overlap (k.ptid, k.ctid));
   }
 
   slot = fd_kind == P_VALID || fd_kind == P_UNALIGNED || fd_kind == P_OVERLAP
