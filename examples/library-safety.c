@@ -6,6 +6,12 @@
  * the library's included, unless the kernel keeps the library's children
  * out of it.  For each backend this kernel has, the program runs itself
  * with LIBSPAWN_BACKEND set and prints what each side saw.
+ *
+ * Then the same with GLib's own g_spawn_async() + g_child_watch_add() as
+ * the "library": the GLib the program is linked with, and, when
+ * LIBSPAWN_GLIB_SERIES_LIBDIR names the lib directory of a GLib built with
+ * glib/patches (vm/build-glib), that one, through LD_LIBRARY_PATH (the
+ * series adds no symbol).
  */
 #include <errno.h>
 #include <glib.h>
@@ -60,8 +66,24 @@ on_child_exit (SpawnChild *child, const SpawnExitInfo *info, const GError *error
     g_main_loop_quit (lib->loop);
 }
 
+static void
+on_glib_child_exit (GPid pid, gint wait_status, gpointer data)
+{
+  Library *lib = data;
+
+  /* A stolen status arrives as 0 (pidfd path) or 0 with GLib's ECHILD
+   * warning (SIGCHLD path): wrong either way. */
+  if (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) == 7)
+    lib->delivered++;
+  else
+    lib->lost++;
+  g_spawn_close_pid (pid);
+  if (--lib->remaining == 0)
+    g_main_loop_quit (lib->loop);
+}
+
 static int
-run_one (void)
+run_one (gboolean use_glib)
 {
   const char *argv[] = { "/bin/sh", "-c", "sleep 0.1; exit 7", NULL };
   struct sigaction sa = { 0 };
@@ -84,7 +106,19 @@ run_one (void)
   /* The library's children. */
   lib.loop = g_main_loop_new (NULL, FALSE);
   lib.remaining = N_CHILDREN;
-  for (i = 0; i < N_CHILDREN; i++)
+  for (i = 0; i < N_CHILDREN && use_glib; i++)
+    {
+      GPid pid;
+
+      if (!g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                          NULL, NULL, &pid, &error))
+        {
+          fprintf (stderr, "g_spawn_async: %s\n", error->message);
+          return 1;
+        }
+      g_child_watch_add (pid, on_glib_child_exit, &lib);
+    }
+  for (i = 0; i < N_CHILDREN && !use_glib; i++)
     {
       SpawnChild *child = spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
                                           NULL, NULL, 0, NULL, NULL, NULL, &error);
@@ -100,6 +134,7 @@ run_one (void)
 
   printf ("%-8s  library: %d/%d statuses, %d lost   application: %d SIGCHLD, "
           "reaped its own child: %s, reaped %d of the library's\n",
+          use_glib ? g_getenv ("LIBSPAWN_SAFETY_ROW") :
           spawn_backend_to_string (spawn_get_backend ()), lib.delivered,
           N_CHILDREN, lib.lost, (int) app_signals,
           app_reaped_own ? "yes" : "no", (int) app_reaped_other);
@@ -116,7 +151,9 @@ main (int argc, char **argv)
   guint i;
 
   if (argc == 2 && g_str_equal (argv[1], "--one"))
-    return run_one ();
+    return run_one (FALSE);
+  if (argc == 2 && g_str_equal (argv[1], "--glib"))
+    return run_one (TRUE);
 
   printf ("An application reaping with waitpid(-1) in its SIGCHLD handler, and a\n"
           "library starting %d children through libspawn, per backend:\n", N_CHILDREN);
@@ -133,6 +170,37 @@ main (int argc, char **argv)
           continue;
         }
       envp = g_environ_setenv (g_get_environ (), "LIBSPAWN_BACKEND", name, TRUE);
+      fflush (stdout);
+      if (!g_spawn_sync (NULL, args, envp, G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL,
+                         NULL, NULL, &status, NULL) ||
+          !g_spawn_check_wait_status (status, NULL))
+        failed++;
+      g_strfreev (envp);
+    }
+
+  printf ("The same application, with GLib's g_spawn_async() + g_child_watch_add() "
+          "as the library:\n");
+  for (i = 0; i < 2; i++)
+    {
+      const char *series = g_getenv ("LIBSPAWN_GLIB_SERIES_LIBDIR");
+      char *args[] = { argv[0], (char *) "--glib", NULL };
+      char **envp = g_get_environ ();
+      int status;
+
+      if (i == 0)
+        envp = g_environ_setenv (envp, "LIBSPAWN_SAFETY_ROW", "GLib", TRUE);
+      else if (series != NULL)
+        {
+          envp = g_environ_setenv (envp, "LIBSPAWN_SAFETY_ROW", "GLib+series", TRUE);
+          envp = g_environ_setenv (envp, "LD_LIBRARY_PATH", series, TRUE);
+        }
+      else
+        {
+          printf ("%-8s  not run: LIBSPAWN_GLIB_SERIES_LIBDIR unset (vm/build-glib)\n",
+                  "GLib+series");
+          g_strfreev (envp);
+          continue;
+        }
       fflush (stdout);
       if (!g_spawn_sync (NULL, args, envp, G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL,
                          NULL, NULL, &status, NULL) ||
