@@ -887,6 +887,7 @@ stat_field (int pid, int n)
 
 typedef struct {
   int cpu;
+  int nice;
   SpawnChild *child;
   GError *error;
   GAsyncQueue *go;
@@ -906,7 +907,7 @@ spawn_pinned (gpointer data)
       g_assert_cmpint (sched_setaffinity (0, sizeof (set), &set), ==, 0);
     }
   else
-    g_assert_cmpint (setpriority (PRIO_PROCESS, 0, 7), ==, 0);
+    g_assert_cmpint (setpriority (PRIO_PROCESS, 0, job->nice), ==, 0);
   job->child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1,
                                     -1, NULL, NULL, 0, NULL, NULL, NULL,
                                     SPAWN_CHILD_KILL_ON_CLOSE, &job->error);
@@ -927,20 +928,44 @@ kill_and_reap (SpawnChild *child)
   testutil_assert_no_children ();
 }
 
+/* A nice value this process may always take (raising needs no privilege)
+ * and that differs from the one it runs at: 7 above it, at most 19.  -1
+ * with a skip when it runs at 19 already (e.g. under `nice -n 19`), where
+ * no value tells the threads apart.  Absolute values would fail there:
+ * going back down from 19 to 7 needs CAP_SYS_NICE. */
+static int
+nice_above_ours (void)
+{
+  int ours;
+
+  errno = 0;
+  ours = getpriority (PRIO_PROCESS, 0);
+  g_assert_cmpint (errno, ==, 0);
+  if (ours >= 19)
+    {
+      g_test_skip ("this process runs at nice 19: no higher value to tell "
+                   "the threads apart");
+      return -1;
+    }
+  return MIN (ours + 7, 19);
+}
+
 /* A child started by the pdeathsig thread from a worker thread that first set
- * its affinity to @pin_cpu only (>= 0), or else its nice value to 7:
- * check the child has it. */
+ * its affinity to @pin_cpu only (>= 0), or else its nice value to
+ * nice_above_ours(): check the child has it. */
 static void
 copied_case (int pin_cpu)
 {
-  PinnedJob job = { pin_cpu, NULL, NULL, NULL };
+  PinnedJob job = { pin_cpu, -1, NULL, NULL, NULL };
   g_autofree char *nice = NULL;
   g_autofree char *path = NULL;
   g_autofree char *status = NULL;
   g_autofree char *expect = NULL;
 
+  if (pin_cpu < 0)
+    job.nice = nice_above_ours ();
   g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
-  /* The pdeathsig thread exists, with this thread's (all) CPUs and nice 0. */
+  /* The pdeathsig thread exists, with this thread's (all) CPUs and nice. */
   g_assert_cmpint (spawn_exit7 (), ==, 0);
   g_thread_join (g_thread_new ("pinned", spawn_pinned, &job));
   g_assert_no_error (job.error);
@@ -957,7 +982,7 @@ copied_case (int pin_cpu)
   else
     {
       nice = stat_field (spawn_child_get_pid (job.child), 19);
-      g_assert_cmpstr (nice, ==, "7");
+      g_assert_cmpint (atoi (nice), ==, job.nice);
     }
 
   kill_and_reap (job.child);
@@ -993,6 +1018,9 @@ test_nice (gconstpointer data)
   g_test_summary ("A kill-on-close child started by the pdeathsig thread "
                   "has its spawning thread's nice value, not the "
                   "pdeathsig thread's");
+  /* Here, not in the subprocess: a skip there is its failure. */
+  if (nice_above_ours () < 0)
+    return;
   if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   copied_case (-1);
@@ -1014,22 +1042,26 @@ spawn_when_told (gpointer data)
 static void
 test_nice_unprivileged (gconstpointer data)
 {
-  PinnedJob job = { -1, NULL, NULL, NULL };
+  PinnedJob job = { -1, -1, NULL, NULL, NULL };
   g_autofree char *nice = NULL;
   GThread *thread;
 
-  g_test_summary ("Without the right to raise a priority, a thread at nice "
-                  "0 still gets its kill-on-close child when the pdeathsig thread "
-                  "thread runs at nice 7: the child keeps the pdeathsig thread's "
-                  "value instead of failing to start");
+  g_test_summary ("Without the right to raise a priority, a thread at its "
+                  "nice still gets its kill-on-close child when the pdeathsig "
+                  "thread runs 7 above it: the child keeps the pdeathsig "
+                  "thread's value instead of failing to start");
   if (getuid () == 0 && !helper_reachable_by_nobody ())
     {
       g_test_skip_printf ("uid 65534 cannot execute %s (a 0700 directory "
                           "above it?)", testutil_helper);
       return;
     }
+  /* Here, not in the subprocess: a skip there is its failure. */
+  if (nice_above_ours () < 0)
+    return;
   if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
+  job.nice = nice_above_ours ();
   /* glibc applies these to every thread; no thread but this one yet. */
   if (getuid () == 0)
     g_assert_true (setgroups (0, NULL) == 0 &&
@@ -1037,9 +1069,9 @@ test_nice_unprivileged (gconstpointer data)
                    setresuid (65534, 65534, 65534) == 0);
   g_setenv ("LIBSPAWN_KILL_ON_CLOSE", "pdeathsig", TRUE);
   job.go = g_async_queue_new ();
-  thread = g_thread_new ("nice-0", spawn_when_told, &job);
-  /* The pdeathsig thread is born from this thread, at nice 7. */
-  g_assert_cmpint (setpriority (PRIO_PROCESS, 0, 7), ==, 0);
+  thread = g_thread_new ("nice-ours", spawn_when_told, &job);
+  /* The pdeathsig thread is born from this thread, at the higher nice. */
+  g_assert_cmpint (setpriority (PRIO_PROCESS, 0, job.nice), ==, 0);
   g_assert_cmpint (spawn_exit7 (), ==, 0);
   g_async_queue_push (job.go, GINT_TO_POINTER (1));
   g_thread_join (thread);
@@ -1047,7 +1079,7 @@ test_nice_unprivileged (gconstpointer data)
   g_assert_no_error (job.error);
   g_assert_nonnull (job.child);
   nice = stat_field (spawn_child_get_pid (job.child), 19);
-  g_assert_cmpstr (nice, ==, "7");
+  g_assert_cmpint (atoi (nice), ==, job.nice);
   kill_and_reap (job.child);
 }
 
