@@ -1,4 +1,4 @@
-/* testutil.c - what spawn-test and process-test share (see testutil.h). */
+/* testutil.c - what the test programs share (see testutil.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
-/* testutil.h - what spawn-test and process-test share: the helper program,
- * one run of every case per backend, isolation in a subprocess, threads
- * with main contexts of their own, and what the system sees of our
- * children and descriptors.
+/* testutil.h - what the test programs share (spawn-test, kill-test and the
+ * process-*-test programs): the helper program, one run of every case per
+ * backend, isolation in a subprocess, threads with main contexts of their
+ * own, and what the system sees of our children and descriptors.
  */
 #pragma once
 
