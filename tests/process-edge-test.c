@@ -2,7 +2,7 @@
  * closed behind our back, a status someone else took, input left at the
  * end, no program at all, a write the pipe took at once, communicate()
  * from the end's handlers and twice at a time, a write with no process,
- * a wait pending when the object is disposed.
+ * a wait pending when the object is disposed, input after stdin closed.
  *
  * Each case is one that failed before its fix (the third round of outside
  * review, issue 24).  Every case that starts a process runs once per
@@ -496,6 +496,35 @@ test_dispose_pending_wait (gconstpointer data)
   g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
 }
 
+/* ---- input after the write channel was closed ---- */
+
+static void
+test_communicate_after_close_write (gconstpointer data)
+{
+  g_autoptr (SpawnProcess) proc = NULL;
+  g_autoptr (GBytes) in = g_bytes_new_static ("abc", 3);
+  g_autoptr (GBytes) out = NULL;
+  GError *error = NULL;
+
+  g_test_summary ("communicate() with input after close_write_channel() "
+                  "fails at once with WRITE_ERROR instead of waiting for the "
+                  "end with the input dropped; it leaves no waiter behind, and "
+                  "a second communicate() without input gets the output");
+  if (!testutil_use_backend (data))
+    return;
+  proc = testutil_helper_process ("lines", "2", NULL);
+  testutil_start_ok (proc);
+  spawn_process_close_write_channel (proc);
+  g_assert_false (spawn_process_communicate (proc, in, NULL, &out, NULL, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR);
+  g_clear_error (&error);
+  g_assert_null (out);
+  g_assert_true (spawn_process_communicate (proc, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (out, NULL), g_bytes_get_size (out),
+                   "line 0\nline 1\nend", 17);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -510,6 +539,7 @@ main (int argc, char **argv)
     { "edge/communicate-twice", test_communicate_twice },
     { "edge/write-not-running", test_write_not_running },
     { "edge/dispose-pending-wait", test_dispose_pending_wait },
+    { "edge/communicate-after-close-write", test_communicate_after_close_write },
   };
 
   testutil_init (&argc, &argv);
