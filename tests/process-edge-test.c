@@ -1,7 +1,8 @@
 /* SpawnProcess at its edges: a watching context that died, descriptors
  * closed behind our back, a status someone else took, input left at the
  * end, no program at all, a write the pipe took at once, communicate()
- * from the end's handlers and twice at a time.
+ * from the end's handlers and twice at a time, a write with no process,
+ * a wait pending when the object is disposed, input after stdin closed.
  *
  * Each case is one that failed before its fix (the third round of outside
  * review, issue 24).  Every case that starts a process runs once per
@@ -408,6 +409,122 @@ test_communicate_twice (gconstpointer data)
   g_clear_error (&second.error);
 }
 
+/* ---- a write with no process to take it ---- */
+
+static void
+test_write_not_running (gconstpointer data)
+{
+  g_autoptr (SpawnProcess) proc = NULL;
+  g_autoptr (GBytes) out = NULL;
+  GError *error = NULL;
+
+  g_test_summary ("spawn_process_write() before the start and after the end "
+                  "fails with NOT_RUNNING, and what it refused is not kept for "
+                  "the run that follows");
+  if (!testutil_use_backend (data))
+    return;
+  proc = testutil_helper_process ("cat", NULL);
+  g_assert_false (spawn_process_write (proc, "early", 5, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  g_clear_error (&error);
+
+  testutil_start_ok (proc);
+  g_assert_true (spawn_process_write (proc, "run", 3, &error));
+  g_assert_no_error (error);
+  spawn_process_close_write_channel (proc);
+  g_assert_true (spawn_process_wait_for_finished (proc, WAIT_MS, NULL, &error));
+  g_assert_no_error (error);
+  out = spawn_process_read_all (proc, SPAWN_PROCESS_STDOUT);
+  g_assert_cmpmem (g_bytes_get_data (out, NULL), g_bytes_get_size (out), "run", 3);
+
+  g_assert_false (spawn_process_write (proc, "late", 4, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  g_clear_error (&error);
+}
+
+/* ---- a wait pending when the object is disposed ---- */
+
+typedef struct {
+  gboolean called;
+  gboolean ok;
+  GError *error;
+} Waited;
+
+static void
+waited (GObject *source, GAsyncResult *result, gpointer data)
+{
+  Waited *w = data;
+
+  w->called = TRUE;
+  w->ok = spawn_process_wait_finish (SPAWN_PROCESS (source), result, &w->error);
+}
+
+static gboolean
+set_flag (gpointer data)
+{
+  *(gboolean *) data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_dispose_pending_wait (gconstpointer data)
+{
+  g_autoptr (SpawnProcess) proc = NULL;
+  Waited w = { 0 };
+  gboolean timed_out = FALSE;
+  guint timeout;
+
+  g_test_summary ("g_object_run_dispose() (a binding's destroy) with a "
+                  "wait_async() pending answers it: NOT_RUNNING, saying the "
+                  "object was disposed, not a callback that never comes");
+  if (!testutil_use_backend (data))
+    return;
+  proc = testutil_helper_process ("cat", NULL);
+  testutil_start_ok (proc);
+  spawn_process_wait_async (proc, NULL, waited, &w);
+  g_object_run_dispose (G_OBJECT (proc));
+  timeout = g_timeout_add (WAIT_MS, set_flag, &timed_out);
+  while (!w.called && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (!timed_out)
+    g_source_remove (timeout);
+  g_assert_true (w.called);
+  g_assert_false (w.ok);
+  g_assert_error (w.error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  g_assert_nonnull (strstr (w.error->message, "disposed"));
+  g_clear_error (&w.error);
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+}
+
+/* ---- input after the write channel was closed ---- */
+
+static void
+test_communicate_after_close_write (gconstpointer data)
+{
+  g_autoptr (SpawnProcess) proc = NULL;
+  g_autoptr (GBytes) in = g_bytes_new_static ("abc", 3);
+  g_autoptr (GBytes) out = NULL;
+  GError *error = NULL;
+
+  g_test_summary ("communicate() with input after close_write_channel() "
+                  "fails at once with WRITE_ERROR instead of waiting for the "
+                  "end with the input dropped; it leaves no waiter behind, and "
+                  "a second communicate() without input gets the output");
+  if (!testutil_use_backend (data))
+    return;
+  proc = testutil_helper_process ("lines", "2", NULL);
+  testutil_start_ok (proc);
+  spawn_process_close_write_channel (proc);
+  g_assert_false (spawn_process_communicate (proc, in, NULL, &out, NULL, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR);
+  g_clear_error (&error);
+  g_assert_null (out);
+  g_assert_true (spawn_process_communicate (proc, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (g_bytes_get_data (out, NULL), g_bytes_get_size (out),
+                   "line 0\nline 1\nend", 17);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -420,6 +537,9 @@ main (int argc, char **argv)
     { "edge/bytes-written-at-once", test_bytes_written_at_once },
     { "edge/communicate-in-end-handler", test_communicate_in_end_handler },
     { "edge/communicate-twice", test_communicate_twice },
+    { "edge/write-not-running", test_write_not_running },
+    { "edge/dispose-pending-wait", test_dispose_pending_wait },
+    { "edge/communicate-after-close-write", test_communicate_after_close_write },
   };
 
   testutil_init (&argc, &argv);
