@@ -498,8 +498,11 @@ test_cpu_times (gconstpointer data)
   g_test_message ("utime %" G_GUINT64_FORMAT " us, stime %" G_GUINT64_FORMAT " us",
                   ev.info.utime_usec, ev.info.stime_usec);
   g_assert_true (ev.info.have_times);
-  /* 300 ms burnt, mostly in user mode; ticks and a busy host blur it. */
-  g_assert_cmpuint (ev.info.utime_usec, >=, 200000);
+  /* 300 ms burnt, mostly in user mode, by the helper's precise clock; the
+   * kernel's tick sampling misses ticks in a starved TCG guest (150 ms
+   * measured), so check the order, not the precision (as spawn-test). */
+  g_assert_cmpuint (ev.info.utime_usec, >=, 50000);
+  g_assert_cmpuint (ev.info.utime_usec + ev.info.stime_usec, <=, 10000000);
   g_assert_true (spawn_process_get_exit_info (proc, &info));
   g_assert_cmpuint (info.utime_usec, ==, ev.info.utime_usec);
   g_assert_cmpuint (info.stime_usec, ==, ev.info.stime_usec);

@@ -227,9 +227,14 @@ test_cpu_times (gconstpointer data)
   g_assert_true (r.info.have_times);
   g_test_message ("utime %" G_GUINT64_FORMAT " us, stime %" G_GUINT64_FORMAT " us",
                   r.info.utime_usec, r.info.stime_usec);
-  /* 300 ms burnt; clock ticks are 10 ms: allow for rounding. */
-  g_assert_cmpuint (r.info.utime_usec + r.info.stime_usec, >=, 250000);
-  g_assert_cmpuint (r.info.utime_usec, >=, 150000);
+  /* The helper burns 300 ms by its own precise clock; the kernel samples
+   * user and system time by ticks (si_utime, clonefd), and a TCG guest
+   * starved by a busy host misses ticks: 150 ms was measured there.  So
+   * check that the times are reported, in microseconds, and of the right
+   * order, not their precision. */
+  g_assert_cmpuint (r.info.utime_usec + r.info.stime_usec, >=, 100000);
+  g_assert_cmpuint (r.info.utime_usec + r.info.stime_usec, <=, 10000000);
+  g_assert_cmpuint (r.info.utime_usec, >=, 50000);
 }
 
 static void
