@@ -91,13 +91,16 @@ static GMutex entries_lock;
  * meets the table mid-change (a backward shift on removal, a grown table)
  * may miss an entry, never find a wrong one (it checks the entry's key
  * and state): a miss costs the exact walk of the list, nothing else.
- * Grown tables are never freed (a handler may still be reading one); as
- * they double, all of them together are at most twice the last. */
-typedef struct {
+ * Grown tables are never freed (a handler may still be reading one), only
+ * kept on a list (so that leak checkers see them held); as they double,
+ * all of them together are at most twice the last. */
+typedef struct _EntryTable EntryTable;
+struct _EntryTable {
+  EntryTable *retired;
   guint mask;
   guint count;
   Entry *_Atomic slots[];
-} EntryTable;
+};
 
 static EntryTable *_Atomic table;
 
@@ -203,6 +206,7 @@ sigchld_table_insert (Entry *e)
       size = t != NULL ? (t->mask + 1) * 2 : 64;
       bigger = g_malloc0 (sizeof (EntryTable) + size * sizeof (Entry *));
       bigger->mask = size - 1;
+      bigger->retired = t;
       for (i = 0; t != NULL && i <= t->mask; i++)
         if (atomic_load (&t->slots[i]) != NULL)
           sigchld_table_put (bigger, atomic_load (&t->slots[i]));
