@@ -1773,9 +1773,9 @@ static void
 test_app_zombies_linger (gconstpointer data)
 {
   int n = 300, status;
-  One *ones = g_new0 (One, n);
   Many many = { n, 0 };
   pid_t early, late;
+  One *ones;
 
   g_test_summary ("the application leaves zombies of its own unreaped, one "
                   "older than all of our children (the kernel names it first "
@@ -1786,6 +1786,7 @@ test_app_zombies_linger (gconstpointer data)
                   "reap them)");
   if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
+  ones = g_new0 (One, n);
   early = fork_app_zombie (41);
   start_many (ones, &many, 0, n / 2);
   late = fork_app_zombie (42);
@@ -1876,8 +1877,8 @@ app_forker_main (gpointer data)
 static void
 test_sigign_many (gconstpointer data)
 {
-  GArray *pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
   GThread *thread;
+  GArray *pids;
   guint i;
   int bad;
 
@@ -1890,6 +1891,7 @@ test_sigign_many (gconstpointer data)
   if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   signal (SIGCHLD, SIG_IGN);
+  pids = g_array_new (FALSE, FALSE, sizeof (pid_t));
   thread = g_thread_new ("app-forker", app_forker_main, pids);
   bad = run_many (300);
   g_thread_join (thread);
