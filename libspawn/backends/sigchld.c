@@ -1,10 +1,17 @@
 /* sigchld.c - the legacy path: ordinary children and SIGCHLD
  *
  * For kernels without pidfds.  One SIGCHLD handler for the process, which
- * chains to the handler the application had; for each of our children it
- * checks, without reaping (WNOWAIT), whether the child has ended and if so
- * wakes that child's eventfd.  Reaping happens in collect(), under the
- * child's lock, so a PID we signal is still ours.
+ * chains to the handler the application had.  On each SIGCHLD it sweeps:
+ * waitid(P_ALL, WNOWAIT) names one exited child without reaping it; if
+ * that child is ours (a PID table, no system call) it is reaped there and
+ * then, its status kept in its entry, its eventfd woken, and the next one
+ * is asked for.  So an exit costs a few system calls, however many
+ * children we watch.  Only when the child named is not ours (the
+ * application's zombie, which we must not reap and which hides the ones
+ * behind it) does the sweep fall back to asking each of ours in turn.
+ * collect() then only reads what the sweep kept; it reaps by itself only
+ * when no handler ran (SIGCHLD blocked, or our handler replaced), from
+ * the recheck every recheck_interval_ms.
  *
  * The application keeps what it asked for: its flags (stop notifications
  * or not, SA_RESTART), and with SIG_IGN or SA_NOCLDWAIT its own children are
@@ -19,6 +26,10 @@
  * remembers the ECHILD, and the start time noted at spawn tells a process
  * that reused the PID from ours; for the second, collect() is also polled
  * every recheck_interval_ms, so a watch never hangs.  See docs/design.md.
+ *
+ * Why not a realtime exit signal per child (clone's exit_signal), which
+ * would queue one siginfo per exit: exec resets it to SIGCHLD
+ * (de_thread() in fs/exec.c), and our children always exec.
  */
 #include "backend.h"
 
@@ -43,20 +54,56 @@
 typedef struct _Entry Entry;
 struct _Entry {
   Entry *next;
-  /* > 0 watched; ENTRY_UNWATCHED in use, not watched (not started yet, or
-   * reaped); ENTRY_GONE someone else reaped it; 0 free. */
+  /* > 0 watched, not reaped; ENTRY_CLAIMED being reaped right now (by a
+   * sweep or collect(), whoever won the compare-and-swap); ENTRY_REAPED
+   * reaped by a sweep, status below; ENTRY_UNWATCHED in use, not watched
+   * (not started yet, or collected); ENTRY_GONE someone else reaped it;
+   * 0 free. */
   _Atomic pid_t pid;
+  /* The child's PID from publication until the entry is released: the
+   * key of the PID table, also while pid says CLAIMED or REAPED. */
+  _Atomic pid_t key;
+  /* send_signal() is between its check and its kill(): no sweep may reap
+   * the child (and free its PID) meanwhile. */
+  _Atomic int pinned;
   int efd;
   /* /proc/PID/stat's starttime at spawn (0: unknown): a PID whose start
    * time differs is not our child any more but a process that reused it. */
   guint64 start_time;
+  /* Written by the sweep that reaped it, before pid becomes ENTRY_REAPED. */
+  int wait_status;
+  struct rusage rusage;
 };
 
 #define ENTRY_UNWATCHED (-1)
 #define ENTRY_GONE      (-2)
+#define ENTRY_CLAIMED   (-3)
+#define ENTRY_REAPED    (-4)
 
 static Entry *_Atomic entries;
+/* Guards the list's growth, the PID table and entry reuse; never taken
+ * by the handler. */
 static GMutex entries_lock;
+
+/* PID -> entry, open addressing with linear probing, so that the handler
+ * finds the child a zombie belongs to without a walk.  Written only under
+ * entries_lock; read by the handler with atomic loads.  A reader that
+ * meets the table mid-change (a backward shift on removal, a grown table)
+ * may miss an entry, never find a wrong one (it checks the entry's key
+ * and state): a miss costs the exact walk of the list, nothing else.
+ * Grown tables are never freed (a handler may still be reading one), only
+ * kept on a list (so that leak checkers see them held); as they double,
+ * all of them together are at most twice the last. */
+typedef struct _EntryTable EntryTable;
+struct _EntryTable {
+  EntryTable *retired;
+  guint mask;
+  guint count;
+  Entry *_Atomic slots[];
+};
+
+static EntryTable *_Atomic table;
+
 /* The application's disposition, read before ours goes live (never
  * written again), so that the handler never sees it half-filled. */
 static struct sigaction chained;
@@ -66,6 +113,11 @@ static gboolean emulate_autoreap;
 /* Spawns between clone() and publishing the PID: a zombie we do not know
  * may be one of those, so none is reaped for the application meanwhile. */
 static _Atomic int spawning;
+/* Sweeps asked for and not yet done: the first asker sweeps, and sweeps
+ * again as long as others asked meanwhile (from a handler in another
+ * thread, or one that interrupted it), so that two sweeps never race to
+ * reap the same foreign PID. */
+static _Atomic int sweep_requests;
 
 static int
 sigchld_probe (void)
@@ -82,28 +134,285 @@ sigchld_wake (int efd)
   n = write (efd, &one, sizeof (one));
 }
 
-/* Async-signal-safe: atomics only. */
+/* Whether @e is ours and its child @pid not yet reaped by us.
+ * Async-signal-safe. */
 static gboolean
-sigchld_is_ours (pid_t pid)
+sigchld_entry_holds (Entry *e, pid_t pid)
+{
+  pid_t state;
+
+  if (atomic_load (&e->key) != pid)
+    return FALSE;
+  state = atomic_load (&e->pid);
+  return state == pid || state == ENTRY_CLAIMED;
+}
+
+/* The entry of our unreaped child @pid, from the table: NULL if it is
+ * not ours, or (rarely: the table was changing) if the table missed it.
+ * Async-signal-safe. */
+static Entry *
+sigchld_table_find (pid_t pid)
+{
+  EntryTable *t = atomic_load (&table);
+  Entry *e;
+  guint i, n;
+
+  if (t == NULL)
+    return NULL;
+  for (i = (guint) pid & t->mask, n = 0; n <= t->mask; i = (i + 1) & t->mask, n++)
+    {
+      e = atomic_load (&t->slots[i]);
+      if (e == NULL)
+        break;
+      if (sigchld_entry_holds (e, pid))
+        return e;
+    }
+  return NULL;
+}
+
+/* The same from the whole list, exact: before a PID is taken for the
+ * application's.  Async-signal-safe. */
+static Entry *
+sigchld_list_find (pid_t pid)
 {
   Entry *e;
 
   for (e = atomic_load (&entries); e != NULL; e = e->next)
-    if (atomic_load (&e->pid) == pid)
-      return TRUE;
-  return FALSE;
+    if (sigchld_entry_holds (e, pid))
+      return e;
+  return NULL;
 }
 
-/* What SIG_IGN or SA_NOCLDWAIT would have done for the application: reap
- * its exited children, never ours.  waitid(P_ALL, WNOWAIT) peeks at one
- * exited child without reaping it; only if it is not ours is that one PID
- * reaped.  When the first exited child is ours we stop: the watch reaps it
- * and sweeps again (sigchld_collect), so the ones behind it follow.
- * Async-signal-safe: waitid and atomics. */
 static void
-sigchld_reap_foreign (void)
+sigchld_table_put (EntryTable *t, Entry *e)
+{
+  guint i = (guint) atomic_load (&e->key) & t->mask;
+
+  while (atomic_load (&t->slots[i]) != NULL)
+    i = (i + 1) & t->mask;
+  atomic_store (&t->slots[i], e);
+  t->count++;
+}
+
+/* Under entries_lock. */
+static void
+sigchld_table_insert (Entry *e)
+{
+  EntryTable *t = atomic_load (&table), *bigger;
+  guint i, size;
+
+  if (t == NULL || (t->count + 1) * 2 > t->mask + 1)
+    {
+      size = t != NULL ? (t->mask + 1) * 2 : 64;
+      bigger = g_malloc0 (sizeof (EntryTable) + size * sizeof (Entry *));
+      bigger->mask = size - 1;
+      bigger->retired = t;
+      for (i = 0; t != NULL && i <= t->mask; i++)
+        if (atomic_load (&t->slots[i]) != NULL)
+          sigchld_table_put (bigger, atomic_load (&t->slots[i]));
+      atomic_store (&table, bigger);
+      t = bigger;
+    }
+  sigchld_table_put (t, e);
+}
+
+/* Under entries_lock.  Backward shift, no tombstones: every entry after
+ * the hole that may move into it does, so probes stay short. */
+static void
+sigchld_table_remove (Entry *e)
+{
+  EntryTable *t = atomic_load (&table);
+  guint hole, j, home;
+  Entry *f;
+
+  if (t == NULL)
+    return;
+  for (hole = (guint) atomic_load (&e->key) & t->mask;
+       atomic_load (&t->slots[hole]) != e; hole = (hole + 1) & t->mask)
+    if (atomic_load (&t->slots[hole]) == NULL)
+      return;
+  for (j = (hole + 1) & t->mask; (f = atomic_load (&t->slots[j])) != NULL;
+       j = (j + 1) & t->mask)
+    {
+      home = (guint) atomic_load (&f->key) & t->mask;
+      /* f may fill the hole unless its home lies cyclically in (hole, j]. */
+      if (((j - home) & t->mask) >= ((j - hole) & t->mask))
+        {
+          atomic_store (&t->slots[hole], f);
+          hole = j;
+        }
+    }
+  atomic_store (&t->slots[hole], NULL);
+  t->count--;
+}
+
+/* Field 22 of /proc/PID/stat, the start time in clock ticks since boot;
+ * 0 if it cannot be read.  Async-signal-safe (the sweep checks it before
+ * reaping): open, read, close and plain C. */
+static guint64
+sigchld_read_start_time (pid_t pid)
+{
+  char path[32] = "/proc/", digits[12], buf[1024];
+  const char *p;
+  guint64 v = 0;
+  ssize_t n;
+  int fd, field, i = 0, k = 6;
+
+  do
+    digits[i++] = '0' + pid % 10;
+  while ((pid /= 10) > 0);
+  while (i > 0)
+    path[k++] = digits[--i];
+  memcpy (path + k, "/stat", sizeof ("/stat"));
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  n = read (fd, buf, sizeof (buf) - 1);
+  close (fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  /* comm may hold spaces and parentheses: count from the last ')'. */
+  p = strrchr (buf, ')');
+  if (p == NULL)
+    return 0;
+  /* ") S ppid ...": field 3 is the state; 22 is 19 spaces further. */
+  for (field = 2; field < 22 && p != NULL; field++)
+    p = strchr (p + 1, ' ');
+  if (p == NULL)
+    return 0;
+  for (p++; *p >= '0' && *p <= '9'; p++)
+    v = v * 10 + (guint64) (*p - '0');
+  return v;
+}
+
+/* Whether @pid, under @e's claim, still names the child we started (or
+ * its zombie).  If its start time cannot be read now (no /proc, or no
+ * such PID: reaped), it is not ours any more unless we never knew it. */
+static gboolean
+sigchld_same_start (Entry *e, pid_t pid)
+{
+  return e->start_time == 0 || sigchld_read_start_time (pid) == e->start_time;
+}
+
+/* Takes @e's child @pid for reaping: FALSE if someone else holds it (a
+ * sweep or collect() that claimed it first, or send_signal() that
+ * pinned it).  The claim is a compare-and-swap, then a look at the pin,
+ * which send_signal() sets before it looks at the state: one of the two
+ * always sees the other.  Async-signal-safe. */
+static gboolean
+sigchld_entry_claim (Entry *e, pid_t pid)
+{
+  pid_t expected = pid;
+
+  if (!atomic_compare_exchange_strong (&e->pid, &expected, ENTRY_CLAIMED))
+    return FALSE;
+  if (atomic_load (&e->pinned))
+    {
+      atomic_store (&e->pid, pid);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The sweep's reap of our child @pid, which waitid() reported ended.
+ * TRUE if the zombie it saw is dealt with (reaped: status kept; or
+ * found to be someone else's: the entry is gone), FALSE if it is still
+ * there, held by someone else.  Either way the watch is woken, which
+ * then reads the state.  Async-signal-safe.
+ * ### RACE: a thief that reaps our child after the start-time check and
+ * a fork that reuses its PID and exits before the wait4() would let us
+ * reap the newcomer (as in collect()); a few system calls wide. */
+static gboolean
+sigchld_sweep_reap (Entry *e, pid_t pid)
+{
+  struct rusage ru;
+  int status;
+  pid_t r;
+
+  if (!sigchld_entry_claim (e, pid))
+    {
+      sigchld_wake (e->efd);
+      return FALSE;
+    }
+  if (!sigchld_same_start (e, pid))
+    {
+      atomic_store (&e->pid, ENTRY_GONE);
+      sigchld_wake (e->efd);
+      return TRUE;
+    }
+  r = wait4 (pid, &status, WNOHANG, &ru);
+  if (r == pid)
+    {
+      e->wait_status = status;
+      e->rusage = ru;
+      atomic_store (&e->pid, ENTRY_REAPED);
+    }
+  else if (r < 0)
+    atomic_store (&e->pid, ENTRY_GONE);
+  else
+    {
+      /* Not a zombie after all: stolen and the PID reused in our tick
+       * by a process still running.  Left to collect(). */
+      atomic_store (&e->pid, pid);
+      sigchld_wake (e->efd);
+      return FALSE;
+    }
+  sigchld_wake (e->efd);
+  return TRUE;
+}
+
+/* @e's child @pid, asked directly: reaped if it has ended, marked gone
+ * if someone else reaped it.  Async-signal-safe. */
+static void
+sigchld_sweep_one (Entry *e, pid_t pid)
+{
+  siginfo_t w;
+
+  w.si_pid = 0;
+  if (waitid (P_PID, pid, &w, WEXITED | WNOHANG | WNOWAIT) == 0)
+    {
+      if (w.si_pid == pid)
+        sigchld_sweep_reap (e, pid);
+    }
+  else if (errno == ECHILD)
+    {
+      /* Reaped by someone else: gone for good, and from now on the PID
+       * may name another process, which we must never wait for or
+       * signal.  (CAS: the entry may have been recycled since.) */
+      if (atomic_compare_exchange_strong (&e->pid, &pid, ENTRY_GONE))
+        sigchld_wake (e->efd);
+    }
+}
+
+/* The slow way, when the kernel's first zombie is not one we may reap:
+ * each watched child in turn, as the handler always did before. */
+static void
+sigchld_sweep_each (void)
+{
+  Entry *e;
+
+  for (e = atomic_load (&entries); e != NULL; e = e->next)
+    {
+      pid_t pid = atomic_load (&e->pid);
+
+      if (pid > 0)
+        sigchld_sweep_one (e, pid);
+    }
+}
+
+/* Ask the kernel for an exited child, deal with it, repeat until none is
+ * left; a few system calls per exit.  A zombie that is not ours stops
+ * it: reaped for the application if it asked for autoreaping (unless a
+ * spawn of ours is between clone and publishing its PID: it may be
+ * that one), else it hides the ones behind it, and we fall back to
+ * asking each of ours.  Async-signal-safe: waitid, wait4, open, read,
+ * write and atomics. */
+static void
+sigchld_sweep_once (void)
 {
   siginfo_t si;
+  Entry *e;
 
   for (;;)
     {
@@ -111,44 +420,72 @@ sigchld_reap_foreign (void)
       if (waitid (P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
           si.si_pid == 0)
         return;
-      if (atomic_load (&spawning) > 0 || sigchld_is_ours (si.si_pid))
-        return;
-      if (waitid (P_PID, si.si_pid, &si, WEXITED | WNOHANG) < 0)
-        return;
+      e = sigchld_table_find (si.si_pid);
+      if (e == NULL && emulate_autoreap)
+        {
+          /* spawning first: once it reads 0, every PID is published. */
+          if (atomic_load (&spawning) > 0)
+            break;
+          e = sigchld_list_find (si.si_pid);
+          if (e == NULL)
+            {
+              if (waitid (P_PID, si.si_pid, &si, WEXITED | WNOHANG) < 0)
+                break;
+              continue;
+            }
+        }
+      if (e == NULL || !sigchld_sweep_reap (e, si.si_pid))
+        break;
     }
+  sigchld_sweep_each ();
 }
 
-/* Async-signal-safe: waitid, write and the atomics only. */
+/* Async-signal-safe. */
+static void
+sigchld_sweep (void)
+{
+  int seen;
+
+  if (atomic_fetch_add (&sweep_requests, 1) > 0)
+    return;
+  do
+    {
+      seen = atomic_load (&sweep_requests);
+      sigchld_sweep_once ();
+    }
+  while (!atomic_compare_exchange_strong (&sweep_requests, &seen, 0));
+}
+
+/* From thread context (start, collect, discard): a sweep that cannot be
+ * cancelled half-way (waitid is a cancellation point), which would leave
+ * sweep_requests set for good. */
+static void
+sigchld_sweep_from_thread (void)
+{
+  int state;
+
+  pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &state);
+  sigchld_sweep ();
+  pthread_setcancelstate (state, NULL);
+}
+
+/* Async-signal-safe: waitid, wait4, open, read, write and atomics. */
 static void
 sigchld_handler (int signum, siginfo_t *si, void *uctx)
 {
   int saved_errno = errno;
   Entry *e;
 
-  for (e = atomic_load (&entries); e != NULL; e = e->next)
-    {
-      pid_t pid = atomic_load (&e->pid);
-      siginfo_t w;
-
-      if (pid <= 0)
-        continue;
-      w.si_pid = 0;
-      if (waitid (P_PID, pid, &w, WEXITED | WNOHANG | WNOWAIT) == 0)
-        {
-          if (w.si_pid == pid)
-            sigchld_wake (e->efd);
-        }
-      else if (errno == ECHILD)
-        {
-          /* Reaped by someone else: gone for good, and from now on the
-           * PID may name another process, which we must never wait for
-           * or signal.  (CAS: the entry may have been recycled since.) */
-          atomic_compare_exchange_strong (&e->pid, &pid, ENTRY_GONE);
-          sigchld_wake (e->efd);
-        }
-    }
-  if (emulate_autoreap)
-    sigchld_reap_foreign ();
+  sigchld_sweep ();
+  /* The child this signal names, if ours and still not reaped: a sweep
+   * elsewhere may still have it, or a thief took it (no zombie left for
+   * the sweep to see), which only this look tells before the PID can be
+   * reused.  Exits whose signals merged into this one are asked about by
+   * the recheck (collect()), or by the next sweep that falls back. */
+  if (si != NULL && si->si_code != CLD_STOPPED && si->si_code != CLD_CONTINUED &&
+      si->si_pid > 0 && (e = sigchld_table_find (si->si_pid)) != NULL &&
+      atomic_load (&e->pid) == si->si_pid)
+    sigchld_sweep_one (e, si->si_pid);
   errno = saved_errno;
 
   /* The application's handler as it asked: no stop or continue
@@ -204,48 +541,6 @@ sigchld_install_handler (void)
   g_once_init_leave (&installed, 1);
 }
 
-/* Field 22 of /proc/PID/stat, the start time in clock ticks since boot;
- * 0 if it cannot be read. */
-static guint64
-sigchld_read_start_time (pid_t pid)
-{
-  char path[64], buf[1024];
-  const char *p;
-  ssize_t n;
-  int fd, field;
-
-  g_snprintf (path, sizeof (path), "/proc/%d/stat", (int) pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  n = read (fd, buf, sizeof (buf) - 1);
-  close (fd);
-  if (n <= 0)
-    return 0;
-  buf[n] = '\0';
-  /* comm may hold spaces and parentheses: count from the last ')'. */
-  p = strrchr (buf, ')');
-  if (p == NULL)
-    return 0;
-  /* ") S ppid ...": field 3 is the state; 22 is 19 spaces further. */
-  for (field = 2; field < 22 && p != NULL; field++)
-    p = strchr (p + 1, ' ');
-  return p != NULL ? g_ascii_strtoull (p + 1, NULL, 10) : 0;
-}
-
-/* Whether @e's PID still names the child we started (or its zombie).  If
- * its start time cannot be read now (no /proc, or no such PID: reaped),
- * it is not ours any more unless we never knew it. */
-static gboolean
-sigchld_still_ours (Entry *e, pid_t pid)
-{
-  if (atomic_load (&e->pid) == ENTRY_GONE)
-    return FALSE;
-  if (e->start_time == 0)
-    return TRUE;
-  return sigchld_read_start_time (pid) == e->start_time;
-}
-
 static int
 sigchld_entry_acquire (Entry **out)
 {
@@ -286,10 +581,28 @@ sigchld_entry_acquire (Entry **out)
   return 0;
 }
 
+/* Publishes @e as the entry of @pid: in the table, then watched. */
+static void
+sigchld_entry_publish (Entry *e, pid_t pid)
+{
+  g_mutex_lock (&entries_lock);
+  atomic_store (&e->key, pid);
+  sigchld_table_insert (e);
+  atomic_store (&e->pid, pid);
+  g_mutex_unlock (&entries_lock);
+}
+
 static void
 sigchld_entry_release (Entry *e)
 {
+  g_mutex_lock (&entries_lock);
+  if (atomic_load (&e->key) != 0)
+    {
+      sigchld_table_remove (e);
+      atomic_store (&e->key, 0);
+    }
   atomic_store (&e->pid, 0);
+  g_mutex_unlock (&entries_lock);
 }
 
 static gboolean
@@ -330,12 +643,12 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
   e->start_time = sigchld_read_start_time (pid);
   /* A SIGCHLD that came before the PID was published woke nobody, and
    * reaped nothing for the application: look again. */
-  atomic_store (&e->pid, pid);
+  sigchld_entry_publish (e, pid);
   atomic_fetch_sub (&spawning, 1);
   if (sigchld_has_ended (pid))
     sigchld_wake (e->efd);
   if (emulate_autoreap)
-    sigchld_reap_foreign ();
+    sigchld_sweep_from_thread ();
 
   child->pid = pid;
   child->fd = e->efd;
@@ -346,13 +659,20 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
 static void
 sigchld_discard (SpawnChild *child)
 {
-  while (waitpid (child->pid, NULL, 0) < 0 && errno == EINTR)
-    ;
-  sigchld_entry_release (child->backend_data);
+  Entry *e = child->backend_data;
+
+  /* Ours to reap unless a sweep has it (then it is reaped, or being
+   * reaped in a handler on another thread: a few instructions). */
+  while (atomic_load (&e->pid) == ENTRY_CLAIMED)
+    sched_yield ();
+  if (sigchld_entry_claim (e, child->pid))
+    while (waitpid (child->pid, NULL, 0) < 0 && errno == EINTR)
+      ;
+  sigchld_entry_release (e);
   child->backend_data = NULL;
   child->fd = -1;
   if (emulate_autoreap)
-    sigchld_reap_foreign ();
+    sigchld_sweep_from_thread ();
 }
 
 static int
@@ -363,22 +683,46 @@ sigchld_collect (SpawnChild *child, SpawnExitInfo *info)
   guint64 count;
   ssize_t n G_GNUC_UNUSED;
   int status;
-  pid_t r;
+  pid_t r, state;
 
   n = read (child->fd, &count, sizeof (count));
-  /* Someone else reaped it (the handler saw ECHILD), or its PID now
-   * names another process: never wait for that one, it is not ours.
+  state = atomic_load (&e->pid);
+  if (state == ENTRY_REAPED)
+    {
+      /* The usual way: a sweep reaped it and kept the status. */
+      status = e->wait_status;
+      ru = e->rusage;
+      r = child->pid;
+    }
+  else if (state == ENTRY_CLAIMED)
+    {
+      /* A sweep is reaping it; it wakes the fd when done. */
+      return -EAGAIN;
+    }
+  else if (state != child->pid)
+    {
+      /* Someone else reaped it (ENTRY_GONE): never wait for that PID. */
+      r = -1, errno = ECHILD;
+    }
+  else if (!sigchld_entry_claim (e, child->pid))
+    return -EAGAIN;
+  /* No sweep saw it end (SIGCHLD blocked or taken from us: the recheck
+   * brought us here).  Its PID may now name another process, which we
+   * must never wait for.
    * ### RACE: a thief that reaps our child after this check, and a fork
    * that reuses the PID before the wait4() below, would still let us reap
    * the newcomer; pidfds (the pidfd backend) close that window. */
-  if (!sigchld_still_ours (e, child->pid))
+  else if (!sigchld_same_start (e, child->pid))
     r = -1, errno = ECHILD;
   else
-    r = wait4 (child->pid, &status, WNOHANG, &ru);
-  if (r == 0)
-    return -EAGAIN;
-  if (r < 0 && errno == EINTR)
-    return -EAGAIN;
+    {
+      r = wait4 (child->pid, &status, WNOHANG, &ru);
+      if (r == 0)
+        {
+          atomic_store (&e->pid, child->pid);
+          return -EAGAIN;
+        }
+    }
 
   /* Reaped (or lost): stop watching, but keep the entry and its eventfd
    * until the SpawnChild goes, and keep it readable for other watches.
@@ -389,7 +733,7 @@ sigchld_collect (SpawnChild *child, SpawnExitInfo *info)
   if (r < 0)
     return -ECHILD;
   if (emulate_autoreap)
-    sigchld_reap_foreign ();
+    sigchld_sweep_from_thread ();
   _spawn_exit_info_from_wait_status (info, status, &ru);
   return 0;
 }
@@ -400,11 +744,13 @@ sigchld_send_signal (SpawnChild *child, int signum)
   Entry *e = child->backend_data;
   int fd, err = 0;
 
-  /* The caller holds child->lock and we have not reaped, so unless
-   * someone else did, the PID is still our child or our zombie.  If
-   * someone did, the handler or the start time tells. */
+  /* The caller holds child->lock, so collect() cannot reap it; the pin
+   * keeps sweeps from reaping it until we are done.  Unless someone
+   * else did, or a sweep before the pin, the PID is still our child or
+   * our zombie: the state and the start time tell. */
+  atomic_store (&e->pinned, 1);
   fd = syscall (SYS_pidfd_open, child->pid, 0);
-  if (!sigchld_still_ours (e, child->pid))
+  if (atomic_load (&e->pid) != child->pid || !sigchld_same_start (e, child->pid))
     err = -ESRCH;
   /* The pidfd was opened before the check that its PID is still ours,
    * so it is ours: a recycled PID cannot be handed back. */
@@ -415,8 +761,11 @@ sigchld_send_signal (SpawnChild *child, int signum)
    * signal reach the newcomer. */
   else if (kill (child->pid, signum) < 0)
     err = -errno;
+  atomic_store (&e->pinned, 0);
   if (fd >= 0)
     close (fd);
+  /* A sweep that met the pin left the zombie, woke the watch and asked
+   * each child in turn; collect() reaps this one. */
   return err;
 }
 

@@ -5,8 +5,9 @@
  * info, or reaping) happens once, under the child's lock, and only when
  * someone asks: a watch's dispatch, a wait, SpawnProcess.  The watch
  * polls the child's fd (and, for backends that cannot always be woken,
- * rechecks on a timer), so the PID stays the child's until its callback
- * has run.  A child whose last handle goes while it runs is handed to
+ * rechecks on a timer), so with the pidfd backend the PID stays the
+ * child's until its callback has run (clonefd: the kernel reaps at exit;
+ * sigchld: its SIGCHLD handler reaps at exit and keeps the status).  A child whose last handle goes while it runs is handed to
  * the reaper, a private thread that watches it to its end (pidfd and
  * sigchld backends; with clonefd the kernel reaps it).
  */
@@ -323,8 +324,9 @@ spawn_child_unref (SpawnChild *child)
  * @child: a child
  *
  * The child's process ID.  With the clonefd backend the kernel reaps the
- * child itself, so once it has ended the PID may name another process:
- * use it for display, use the handle to act on the child.
+ * child itself, and with the sigchld backend the library's SIGCHLD handler
+ * reaps it as it ends, so once it has ended the PID may name another
+ * process: use it for display, use the handle to act on the child.
  *
  * Returns: the PID
  */
