@@ -7,9 +7,10 @@
  * polls the child's fd (and, for backends that cannot always be woken,
  * rechecks on a timer), so with the pidfd backend the PID stays the
  * child's until its callback has run (clonefd: the kernel reaps at exit;
- * sigchld: its SIGCHLD handler reaps at exit and keeps the status).  A child whose last handle goes while it runs is handed to
- * the reaper, a private thread that watches it to its end (pidfd and
- * sigchld backends; with clonefd the kernel reaps it).
+ * sigchld: its SIGCHLD handler reaps at exit and keeps the status).  A
+ * child whose last handle goes while it runs is handed to the reaper, a
+ * private thread that watches it to its end (pidfd and sigchld backends;
+ * with clonefd the kernel reaps it).
  */
 #include "core-private.h"
 

@@ -342,9 +342,9 @@ run_check_deadlines (SpawnProcess *self)
 
   /* Called once the status has been looked for and was not there: the
    * process ran at the deadline as far as we can tell.  Only a kill that
-   * reached it is a timeout: ESRCH (clonefd or sigchld, the process just exited and
-   * was reaped by the kernel or our SIGCHLD handler) means its end is on
-   * its way. */
+   * reached it is a timeout: ESRCH (clonefd or sigchld: the process just
+   * exited and was reaped by the kernel or by our SIGCHLD handler) means
+   * its end is on its way. */
   if (self->kill_deadline > 0 && now >= self->kill_deadline)
     {
       self->kill_deadline = 0;
@@ -580,7 +580,8 @@ run_send_signal (SpawnProcess *self, int signum, GError **error)
     {
       /* ESRCH: it has exited, and its end is on its way to us (clonefd,
        * whose kernel reaps it at once; sigchld, whose SIGCHLD handler
-       * does).  pidfd signals the zombie and succeeds; QProcess does nothing and does not fail.
+       * does).  pidfd signals the zombie and succeeds; QProcess does
+       * nothing and does not fail.
        * One answer on every backend: there was nothing left to end. */
       if (g_error_matches (local_error, SPAWN_ERROR, SPAWN_ERROR_SRCH))
         {
