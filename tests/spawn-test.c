@@ -1926,6 +1926,54 @@ on_term_exit (SpawnChild *child G_GNUC_UNUSED, const SpawnExitInfo *info,
 }
 
 static void
+test_exit_with_fd_table_full (gconstpointer data)
+{
+  const char *argv[] = { "/bin/sh", "-c", "sleep 0.3; exit 7", NULL };
+  GMainContext *ctx = g_main_context_get_thread_default ();
+  struct rlimit rl;
+  GError *error = NULL;
+  GSource *timeout;
+  int fds[256], n = 0, i, status;
+  pid_t pid;
+  Result r = { 0 };
+
+  g_test_summary ("a child that ends while the application's fd table is "
+                  "full still reports its status and leaves no zombie "
+                  "(sigchld took a failed read of /proc/PID/stat for a "
+                  "reused PID: status lost, zombie left)");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  g_autoptr (SpawnChild) child = start_full (argv, 0, NULL, NULL, &error);
+  g_assert_no_error (error);
+  pid = spawn_child_get_pid (child);
+  /* Everything the wait needs is made before the table fills. */
+  timeout = g_timeout_source_new_seconds (120);
+  g_source_set_callback (timeout, on_timeout, NULL, NULL);
+  g_source_attach (timeout, ctx);
+  spawn_child_watch_add (child, on_exit_cb, &r);
+  g_main_context_iteration (ctx, FALSE);
+  g_assert_no_errno (getrlimit (RLIMIT_NOFILE, &rl));
+  rl.rlim_cur = MIN (rl.rlim_cur, 200);
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &rl));
+  while (n < (int) G_N_ELEMENTS (fds) && (fds[n] = dup (0)) >= 0)
+    n++;
+  g_assert_cmpint (errno, ==, EMFILE);
+  /* The child ends meanwhile; a SIGCHLD handler runs with no fd to spare. */
+  g_usleep (800 * 1000);
+  for (i = 0; i < n; i++)
+    close (fds[i]);
+  while (!r.done)
+    g_main_context_iteration (ctx, TRUE);
+  g_source_destroy (timeout);
+  g_source_unref (timeout);
+  assert_exited (&r, 7);
+  /* Reaped once, by us: no zombie of ours left behind. */
+  errno = 0;
+  g_assert_cmpint (waitpid (pid, &status, WNOHANG), ==, -1);
+  g_assert_cmpint (errno, ==, ECHILD);
+}
+
+static void
 test_signal_while_exiting (gconstpointer data)
 {
   GMainContext *ctx = g_main_context_get_thread_default ();
@@ -2263,6 +2311,7 @@ main (int argc, char **argv)
     { "safety/app-reaps-own", test_app_reaps_own },
     { "safety/sigign-many", test_sigign_many },
     { "safety/signal-while-exiting", test_signal_while_exiting },
+    { "safety/exit-with-fd-table-full", test_exit_with_fd_table_full },
   };
 
   testutil_init (&argc, &argv);

@@ -246,29 +246,44 @@ sigchld_table_remove (Entry *e)
   t->count--;
 }
 
+/* What sigchld_read_start_time() says of a PID that names no process. */
+#define START_TIME_GONE G_MAXUINT64
+
 /* Field 22 of /proc/PID/stat, the start time in clock ticks since boot;
- * 0 if it cannot be read.  Async-signal-safe (the sweep checks it before
- * reaping): open, read, close and plain C. */
+ * START_TIME_GONE if no process has @pid; 0 if it cannot be told: a full
+ * fd table (EMFILE, ENFILE), no /proc, a /proc that hides the process
+ * (hidepid), a line cut short.  Async-signal-safe (the sweep checks it
+ * before reaping): open, read, close, kill and plain C; errno is the
+ * caller's to save. */
 static guint64
 sigchld_read_start_time (pid_t pid)
 {
-  char path[32] = "/proc/", digits[12], buf[1024];
+  /* Field 22 comes within some 300 bytes (comm is at most 16, numbers
+   * at most 20 digits): keep the signal handler's stack small. */
+  char path[32] = "/proc/", digits[12], buf[512];
   const char *p;
   guint64 v = 0;
   ssize_t n;
   int fd, field, i = 0, k = 6;
+  pid_t q = pid;
 
   do
-    digits[i++] = '0' + pid % 10;
-  while ((pid /= 10) > 0);
+    digits[i++] = '0' + q % 10;
+  while ((q /= 10) > 0);
   while (i > 0)
     path[k++] = digits[--i];
   memcpy (path + k, "/stat", sizeof ("/stat"));
   fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  n = read (fd, buf, sizeof (buf) - 1);
-  close (fd);
+  n = fd < 0 ? -1 : read (fd, buf, sizeof (buf) - 1);
+  if (n < 0 && (errno == ENOENT || errno == ESRCH))
+    {
+      /* Gone, or hidden from us (hidepid): kill() tells which. */
+      if (fd >= 0)
+        close (fd);
+      return kill (pid, 0) < 0 && errno == ESRCH ? START_TIME_GONE : 0;
+    }
+  if (fd >= 0)
+    close (fd);
   if (n <= 0)
     return 0;
   buf[n] = '\0';
@@ -283,16 +298,26 @@ sigchld_read_start_time (pid_t pid)
     return 0;
   for (p++; *p >= '0' && *p <= '9'; p++)
     v = v * 10 + (guint64) (*p - '0');
-  return v;
+  /* A number the buffer cut short is no answer. */
+  return *p == ' ' || *p == '\n' ? v : 0;
 }
 
-/* Whether @pid, under @e's claim, still names the child we started (or
- * its zombie).  If its start time cannot be read now (no /proc, or no
- * such PID: reaped), it is not ours any more unless we never knew it. */
+/* Whether @pid, under @e's claim, may still name the child we started
+ * (or its zombie): FALSE only when we know it does not — the PID is
+ * free, or names a process with another start time.  When the start
+ * time cannot be read (a full fd table, hidepid, no /proc) the caller's
+ * own evidence stands (waitid() has just named the zombie, or wait4()
+ * will say ECHILD): a failed read must not turn our child into a
+ * stranger, or its status is lost and its zombie left behind. */
 static gboolean
 sigchld_same_start (Entry *e, pid_t pid)
 {
-  return e->start_time == 0 || sigchld_read_start_time (pid) == e->start_time;
+  guint64 now;
+
+  if (e->start_time == 0)
+    return TRUE;
+  now = sigchld_read_start_time (pid);
+  return now == 0 || now == e->start_time;
 }
 
 /* Takes @e's child @pid for reaping: FALSE if someone else holds it (a
@@ -500,6 +525,31 @@ sigchld_handler (int signum, siginfo_t *si, void *uctx)
     chained.sa_handler (signum);
 }
 
+/* fork() while another thread sweeps, spawns or holds entries_lock: the
+ * child process has none of those threads, so what they had begun never
+ * ends there, and its next sweep would return at once and its next spawn
+ * wait for ever.  Hold the lock across fork() (as pdeathsig-thread.c does
+ * with its own) and start the child's copy with nothing in flight. */
+static void
+sigchld_before_fork (void)
+{
+  g_mutex_lock (&entries_lock);
+}
+
+static void
+sigchld_after_fork_parent (void)
+{
+  g_mutex_unlock (&entries_lock);
+}
+
+static void
+sigchld_after_fork_child (void)
+{
+  atomic_store (&sweep_requests, 0);
+  atomic_store (&spawning, 0);
+  g_mutex_unlock (&entries_lock);
+}
+
 static void
 sigchld_install_handler (void)
 {
@@ -510,6 +560,8 @@ sigchld_install_handler (void)
 
   if (!g_once_init_enter (&installed))
     return;
+  pthread_atfork (sigchld_before_fork, sigchld_after_fork_parent,
+                  sigchld_after_fork_child);
   /* Read the application's disposition first, then go live: filled in by
    * the same sigaction() that installed us, chained would be written
    * after the handler could already run in another thread, and a SIGCHLD
@@ -639,8 +691,11 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
       sigchld_entry_release (e);
       return err;
     }
-  /* Unreaped, so the PID is still this child's: note its start time. */
+  /* Unreaped, so the PID is still this child's: note its start time
+   * (0, not known, if it cannot be read). */
   e->start_time = sigchld_read_start_time (pid);
+  if (e->start_time == START_TIME_GONE)
+    e->start_time = 0;
   /* A SIGCHLD that came before the PID was published woke nobody, and
    * reaped nothing for the application: look again. */
   sigchld_entry_publish (e, pid);
@@ -661,13 +716,26 @@ sigchld_discard (SpawnChild *child)
 {
   Entry *e = child->backend_data;
 
-  /* Ours to reap unless a sweep has it (then it is reaped, or being
-   * reaped in a handler on another thread: a few instructions). */
-  while (atomic_load (&e->pid) == ENTRY_CLAIMED)
-    sched_yield ();
-  if (sigchld_entry_claim (e, child->pid))
-    while (waitpid (child->pid, NULL, 0) < 0 && errno == EINTR)
-      ;
+  /* Ours to reap unless a sweep has it: then wait until it is done (a
+   * few instructions, in a handler on another thread).  Look and claim
+   * in one loop: a sweep may claim between our look and our claim, and
+   * releasing the entry under its feet would let the next child's
+   * spawn reuse an entry the sweep is still writing. */
+  for (;;)
+    {
+      pid_t state = atomic_load (&e->pid);
+
+      if (state == ENTRY_CLAIMED)
+        sched_yield ();
+      else if (state != child->pid)
+        break;  /* reaped by a sweep, or by someone else */
+      else if (sigchld_entry_claim (e, child->pid))
+        {
+          while (waitpid (child->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+          break;
+        }
+    }
   sigchld_entry_release (e);
   child->backend_data = NULL;
   child->fd = -1;
