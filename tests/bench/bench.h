@@ -21,6 +21,9 @@ struct _BenchContender {
   const char *name;
   const char *family;  /* "libspawn", "SpawnProcess", "glib", "raw" */
   int backend;         /* a SpawnBackend for libspawn families, else -1 */
+  /* Measured in the series helper (bench.c, "GLib + series"): the name of
+   * the contender it runs there; NULL for contenders measured here. */
+  const char *series_of;
   /* Before a batch of starts (chooses the libspawn backend). */
   void (*setup) (BenchContender *c);
   /* Starts @argv; bench_exited (@slot) is called once its end is known. */
