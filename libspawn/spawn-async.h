@@ -145,9 +145,15 @@ SPAWN_API GType spawn_child_get_type (void);
  * @info: (nullable): how it ended, or %NULL if @error is set
  * @error: (nullable): why its status could not be had
  *   (%SPAWN_ERROR_STATUS_LOST), or %NULL
- * @user_data: data passed to spawn_child_watch_add()
+ * @user_data: data passed to [method@Spawn.Child.watch_add]
  *
  * Called once, from the main context of the watch, when @child has ended.
+ *
+ * [method@Spawn.Child.watch_add] and [func@Spawn.Child.watch_add_full]
+ * attach the watch to the thread-default main context of their caller,
+ * not to the global default one as [func@GLib.child_watch_add] does.  The
+ * watch holds a reference on @child until it is removed, so @child is valid
+ * here even if the caller dropped its own reference.
  */
 typedef void (*SpawnChildWatchFunc) (SpawnChild          *child,
                                      const SpawnExitInfo *info,
@@ -180,7 +186,7 @@ SPAWN_API SpawnChild *spawn_async_fd (const char           *working_directory,
  *   means (exit, SIGKILL, crash, OOM killer).  How the second part is done,
  *   and its limits, depend on the backend: see docs/api.md
  *
- * What spawn_async_fd_full() adds to #GSpawnFlags, which are GLib's.
+ * What [func@Spawn.async_fd_full] adds to #GSpawnFlags, which are GLib's.
  */
 typedef enum {
   SPAWN_CHILD_FLAGS_NONE = 0,

@@ -28,7 +28,7 @@ SPAWN_API GQuark spawn_process_error_quark (void);
  * @SPAWN_PROCESS_ERROR_CRASHED: the process was ended by a signal (also
  *   when we sent it)
  * @SPAWN_PROCESS_ERROR_TIMED_OUT: a wait timed out, or the kill timeout
- *   (spawn_process_set_kill_timeout()) expired and the process was killed
+ *   ([method@Spawn.Process.set_kill_timeout]) expired and the process was killed
  * @SPAWN_PROCESS_ERROR_READ_ERROR: reading the process's output failed, or
  *   a blocking helper could not poll its descriptors
  * @SPAWN_PROCESS_ERROR_WRITE_ERROR: writing to the process failed, for
@@ -54,7 +54,7 @@ typedef enum {
 /**
  * SpawnProcessState:
  * @SPAWN_PROCESS_NOT_RUNNING: not started yet, failed to start, or ended
- * @SPAWN_PROCESS_STARTING: inside spawn_process_start()
+ * @SPAWN_PROCESS_STARTING: inside [method@Spawn.Process.start]
  * @SPAWN_PROCESS_RUNNING: started and not yet reported finished
  *
  * Where a #SpawnProcess is in its life, as QProcess::ProcessState.
@@ -99,11 +99,11 @@ typedef enum {
  *   stdout buffer when stdout is a pipe)
  * @SPAWN_CHANNEL_FORWARD: the process shares our own descriptor
  * @SPAWN_CHANNEL_DISCARD: /dev/null
- * @SPAWN_CHANNEL_FILE: a file, set with spawn_process_set_channel_file()
+ * @SPAWN_CHANNEL_FILE: a file, set with [method@Spawn.Process.set_channel_file]
  * @SPAWN_CHANNEL_FD: a descriptor of the caller's, given with
- *   spawn_process_set_channel_fd()
+ *   [method@Spawn.Process.set_channel_fd]
  * @SPAWN_CHANNEL_STREAM: a pipe to us, handed out as a GIO stream
- *   (spawn_process_get_stdin_pipe() and friends) instead of buffered
+ *   ([method@Spawn.Process.get_stdin_pipe] and friends) instead of buffered
  *
  * Where one of the process's standard channels goes.
  */
@@ -125,7 +125,7 @@ typedef enum {
  * @SPAWN_PROCESS_FLAGS_INHERIT_FDS: leave our descriptors that are not
  *   close-on-exec open in the program
  *
- * How a #SpawnProcess starts its program: see spawn_process_set_flags().
+ * How a #SpawnProcess starts its program: see [method@Spawn.Process.set_flags].
  */
 typedef enum {
   SPAWN_PROCESS_FLAGS_NONE = 0,
@@ -152,7 +152,7 @@ typedef enum {
  * SpawnProcess:
  *
  * One program, started and watched from the thread-default main context
- * of the thread that called spawn_process_start(), in the manner of
+ * of the thread that called [method@Spawn.Process.start], in the manner of
  * QProcess and GSubprocess: it feeds the program's stdin, buffers its
  * stdout and stderr (or hands them out as GIO streams), reports its end
  * with #SpawnProcess::finished and offers blocking, GIO-style async and

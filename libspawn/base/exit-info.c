@@ -59,7 +59,7 @@ G_DEFINE_BOXED_TYPE (SpawnExitInfo, spawn_exit_info, spawn_exit_info_copy, spawn
  * Copies @info, for a binding or a closure that keeps it beyond the
  * callback.
  *
- * Returns: (transfer full): a copy of @info, for spawn_exit_info_free()
+ * Returns: (transfer full): a copy of @info, for [method@Spawn.ExitInfo.free]
  */
 SpawnExitInfo *
 spawn_exit_info_copy (const SpawnExitInfo *info)
@@ -70,9 +70,9 @@ spawn_exit_info_copy (const SpawnExitInfo *info)
 
 /**
  * spawn_exit_info_free:
- * @info: (transfer full): a copy from spawn_exit_info_copy()
+ * @info: (transfer full): a copy from [method@Spawn.ExitInfo.copy]
  *
- * Frees a copy made by spawn_exit_info_copy().
+ * Frees a copy made by [method@Spawn.ExitInfo.copy].
  */
 void
 spawn_exit_info_free (SpawnExitInfo *info)
@@ -85,7 +85,7 @@ spawn_exit_info_free (SpawnExitInfo *info)
  * @info: how a child ended
  *
  * The status waitpid() would have given, for code that passes it on to
- * g_spawn_check_wait_status() or tests it with WIFEXITED() and friends.
+ * [func@GLib.spawn_check_wait_status] or tests it with WIFEXITED() and friends.
  *
  * Returns: a waitpid()-style status
  */

@@ -115,7 +115,7 @@ _spawn_backend_probe_kill_on_close (const SpawnBackendOps *ops)
  * and cached; a probe that could not run (fd table full, process limit,
  * out of memory) gives %FALSE this time and is tried again next time.
  *
- * Returns: %TRUE if spawn_set_backend() would accept @backend
+ * Returns: %TRUE if [func@Spawn.set_backend] would accept @backend
  */
 gboolean
 spawn_backend_is_available (SpawnBackend backend)
@@ -205,7 +205,7 @@ _spawn_backend_current (GError **error)
  * The backend new children are started with, chosen now if it has not been
  * yet.  If `LIBSPAWN_BACKEND` names a backend that is not available, or
  * a probe could not run (fd table full, process limit), this returns
- * %SPAWN_BACKEND_AUTO and spawn_async_fd() fails with the reason.
+ * %SPAWN_BACKEND_AUTO and [func@Spawn.async_fd] fails with the reason.
  *
  * Returns: the backend in use
  */

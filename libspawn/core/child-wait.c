@@ -141,8 +141,8 @@ child_wait_cancelled (GCancellable *cancellable G_GNUC_UNUSED, gpointer data)
  * @user_data: data for @callback
  *
  * Waits for @child without blocking: @callback runs in the thread-default
- * main context of the caller, where spawn_child_wait_finish() gives the
- * result.  This is spawn_child_watch_add() shaped as a GIO async call; it
+ * main context of the caller, where [method@Spawn.Child.wait_finish] gives the
+ * result.  This is [method@Spawn.Child.watch_add] shaped as a GIO async call; it
  * holds a reference on @child until then.  Cancelling does not signal the
  * child: the callback gets %G_IO_ERROR_CANCELLED and @child can be waited
  * for again.
@@ -186,12 +186,12 @@ spawn_child_wait_async (SpawnChild *child, GCancellable *cancellable,
 
 /**
  * spawn_child_wait_finish:
- * @child: the child given to spawn_child_wait_async()
+ * @child: the child given to [method@Spawn.Child.wait_async]
  * @result: the #GAsyncResult the callback got
  * @info: (out caller-allocates) (optional): how it ended
  * @error: return location for a #GError
  *
- * Finishes spawn_child_wait_async().
+ * Finishes [method@Spawn.Child.wait_async].
  *
  * Returns: %TRUE with @info filled, or %FALSE with %G_IO_ERROR_CANCELLED
  *   or %SPAWN_ERROR_STATUS_LOST

@@ -104,10 +104,15 @@ static GSourceFuncs child_watch_funcs = {
  * spawn_child_watch_source_new:
  * @child: a child
  *
- * A source that dispatches once, when @child has ended.  Its callback is a
- * #SpawnChildWatchFunc (use g_source_set_callback() with a cast, as for
- * g_child_watch_source_new()).  It holds a reference on @child.  Several
- * watches on one child, in any main contexts, each get the same result.
+ * Creates a source that dispatches once, when @child has ended.  Its
+ * callback is a [callback@Spawn.ChildWatchFunc] (use
+ * [method@GLib.Source.set_callback] with a cast, as for
+ * [func@GLib.child_watch_source_new]).
+ *
+ * The source holds a reference on @child until it is finalized, so the
+ * caller may drop its own.  It is not attached: attach it to the context
+ * that should run the callback.  Several watches on one child, in any main
+ * contexts, each get the same result.
  *
  * Returns: (transfer full): a new #GSource
  */
@@ -141,7 +146,19 @@ spawn_child_watch_source_new (SpawnChild *child)
  * @data: data for @function
  * @notify: (nullable): called when the watch is removed
  *
- * Watches @child from the thread-default main context.
+ * Watches @child: @function runs once, when @child has ended, from the
+ * main context that was the thread-default one when this was called
+ * ([func@GLib.MainContext.get_thread_default]).  Unlike
+ * [func@GLib.child_watch_add_full], which always attaches to the global
+ * default context, a worker thread that pushed a context of its own gets
+ * its callbacks there.
+ *
+ * The watch holds a reference on @child until it is removed (after
+ * @function has run, or by [func@GLib.Source.remove]), so the caller may
+ * drop its own reference at once: the child is still watched, and reaped.
+ * Several watches on one child each get the same result.
+ * [method@Spawn.Child.watch_source_new] gives the #GSource to attach
+ * elsewhere.
  *
  * Returns: the source ID
  */
@@ -172,7 +189,11 @@ spawn_child_watch_add_full (int priority, SpawnChild *child,
  * @function: (scope async): called once when @child has ended
  * @data: data for @function
  *
- * spawn_child_watch_add_full() at %G_PRIORITY_DEFAULT.
+ * Watches @child at %G_PRIORITY_DEFAULT: @function runs once, when @child
+ * has ended, from the thread-default main context of the caller (not the
+ * global default one, as with [func@GLib.child_watch_add]).  The watch
+ * holds a reference on @child until it is removed.  See
+ * [func@Spawn.Child.watch_add_full].
  *
  * Returns: the source ID
  */
@@ -245,7 +266,7 @@ _spawn_child_keep_alive (SpawnChild *child)
 /**
  * SpawnChild: (ref-func spawn_child_ref) (unref-func spawn_child_unref)
  *
- * A handle to a child started by spawn_async_fd(): its PID, its process
+ * A handle to a child started by [func@Spawn.async_fd]: its PID, its process
  * fd, and its exit once it has ended.  Reference-counted and thread-safe.
  */
 G_DEFINE_BOXED_TYPE (SpawnChild, spawn_child, spawn_child_ref, spawn_child_unref)

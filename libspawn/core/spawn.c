@@ -326,7 +326,7 @@ spawn_pipe_out (int *pipe_out, gboolean elsewhere)
  *   %G_SPAWN_STDOUT_TO_DEV_NULL, %G_SPAWN_STDERR_TO_DEV_NULL,
  *   %G_SPAWN_CHILD_INHERITS_STDIN, %G_SPAWN_STDIN_FROM_DEV_NULL,
  *   %G_SPAWN_CHILD_INHERITS_STDOUT, %G_SPAWN_CHILD_INHERITS_STDERR mean what
- *   they mean for g_spawn_async_with_pipes_and_fds(); %G_SPAWN_DO_NOT_REAP_CHILD
+ *   they mean for [func@GLib.spawn_async_with_pipes_and_fds]; %G_SPAWN_DO_NOT_REAP_CHILD
  *   and %G_SPAWN_CLOEXEC_PIPES change nothing (the child is always watched
  *   through its handle; our pipe ends are always close-on-exec)
  * @child_setup: (scope call) (nullable): called in the child just before
@@ -356,7 +356,7 @@ spawn_pipe_out (int *pipe_out, gboolean elsewhere)
  *
  * The child gets its stdio and the mapped fds and nothing else of ours
  * (unless %G_SPAWN_LEAVE_DESCRIPTORS_OPEN).  Watch it with
- * spawn_child_watch_add(); drop the handle whenever you like: a child
+ * [method@Spawn.Child.watch_add]; drop the handle whenever you like: a child
  * nobody watches any more is still reaped when it ends.
  *
  * Thread-safe.  The child is started with CLONE_VM | CLONE_VFORK, so the
@@ -391,25 +391,25 @@ spawn_async_fd (const char          *working_directory,
 
 /**
  * spawn_async_fd_full:
- * @working_directory: (nullable): as for spawn_async_fd()
- * @argv: (array zero-terminated=1): as for spawn_async_fd()
- * @envp: (array zero-terminated=1) (nullable): as for spawn_async_fd()
- * @flags: as for spawn_async_fd()
- * @child_setup: (scope call) (nullable): as for spawn_async_fd()
+ * @working_directory: (nullable): as for [func@Spawn.async_fd]
+ * @argv: (array zero-terminated=1): as for [func@Spawn.async_fd]
+ * @envp: (array zero-terminated=1) (nullable): as for [func@Spawn.async_fd]
+ * @flags: as for [func@Spawn.async_fd]
+ * @child_setup: (scope call) (nullable): as for [func@Spawn.async_fd]
  * @user_data: (closure child_setup): data for @child_setup
- * @stdin_fd: as for spawn_async_fd()
- * @stdout_fd: as for spawn_async_fd()
- * @stderr_fd: as for spawn_async_fd()
- * @source_fds: (array length=n_fds) (nullable): as for spawn_async_fd()
- * @target_fds: (array length=n_fds) (nullable): as for spawn_async_fd()
+ * @stdin_fd: as for [func@Spawn.async_fd]
+ * @stdout_fd: as for [func@Spawn.async_fd]
+ * @stderr_fd: as for [func@Spawn.async_fd]
+ * @source_fds: (array length=n_fds) (nullable): as for [func@Spawn.async_fd]
+ * @target_fds: (array length=n_fds) (nullable): as for [func@Spawn.async_fd]
  * @n_fds: length of @source_fds and @target_fds
- * @stdin_pipe_out: (out) (optional): as for spawn_async_fd()
- * @stdout_pipe_out: (out) (optional): as for spawn_async_fd()
- * @stderr_pipe_out: (out) (optional): as for spawn_async_fd()
+ * @stdin_pipe_out: (out) (optional): as for [func@Spawn.async_fd]
+ * @stdout_pipe_out: (out) (optional): as for [func@Spawn.async_fd]
+ * @stderr_pipe_out: (out) (optional): as for [func@Spawn.async_fd]
  * @child_flags: #SpawnChildFlags, for what #GSpawnFlags cannot say
  * @error: return location for a #GError
  *
- * spawn_async_fd() with #SpawnChildFlags.
+ * Starts a program as [func@Spawn.async_fd] does, with #SpawnChildFlags.
  *
  * With %SPAWN_CHILD_KILL_ON_CLOSE the child is killed with SIGKILL when the
  * last #SpawnChild reference goes while it runs, and when the application

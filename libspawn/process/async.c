@@ -33,14 +33,14 @@ async_wait (SpawnProcess *self, gboolean check, gpointer tag, GCancellable *canc
  * @user_data: data for @callback
  *
  * Waits for the end of the running process without blocking, as
- * g_subprocess_wait_async() does.  @callback runs in the thread-default
+ * [method@Gio.Subprocess.wait_async] does.  @callback runs in the thread-default
  * main context of the caller; the process's end is still noticed from the
  * context it is watched from (or by a blocking wait), so that one must
  * run.  A process that has ended already is waited for at once.
  * Cancelling does not kill the process: the callback gets
  * %G_IO_ERROR_CANCELLED and the process can be waited for again.  The
  * task holds a reference on @self until then.  Call from the thread that
- * uses @self.
+ * uses @self, and [method@Spawn.Process.wait_finish] from @callback.
  */
 void
 spawn_process_wait_async (SpawnProcess *self, GCancellable *cancellable,
@@ -57,10 +57,10 @@ spawn_process_wait_async (SpawnProcess *self, GCancellable *cancellable,
  * @result: the #GAsyncResult the callback got
  * @error: return location for a #GError
  *
- * Finishes spawn_process_wait_async().
+ * Finishes [method@Spawn.Process.wait_async].
  *
  * Returns: %TRUE once the process has ended, whatever its status (see
- *   spawn_process_get_exit_info()); %FALSE with %G_IO_ERROR_CANCELLED, or
+ *   [method@Spawn.Process.get_exit_info]); %FALSE with %G_IO_ERROR_CANCELLED, or
  *   %SPAWN_PROCESS_ERROR_NOT_RUNNING if it had not been started (or failed
  *   to start)
  */
@@ -81,8 +81,11 @@ spawn_process_wait_finish (SpawnProcess *self, GAsyncResult *result, GError **er
  *   was cancelled
  * @user_data: data for @callback
  *
- * spawn_process_wait_async() and g_spawn_check_wait_status() in one, as
- * g_subprocess_wait_check_async().
+ * Waits for the end of the process without blocking and checks its
+ * status: [method@Spawn.Process.wait_async] and
+ * [func@GLib.spawn_check_wait_status] in one, as
+ * [method@Gio.Subprocess.wait_check_async].  Call
+ * [method@Spawn.Process.wait_check_finish] from @callback for the result.
  */
 void
 spawn_process_wait_check_async (SpawnProcess *self, GCancellable *cancellable,
@@ -99,12 +102,12 @@ spawn_process_wait_check_async (SpawnProcess *self, GCancellable *cancellable,
  * @result: the #GAsyncResult the callback got
  * @error: return location for a #GError
  *
- * Finishes spawn_process_wait_check_async().
+ * Finishes [method@Spawn.Process.wait_check_async].
  *
  * Returns: %TRUE if the process exited with status 0; %FALSE with a
  *   %G_SPAWN_EXIT_ERROR (the exit status is the code) or
- *   %G_SPAWN_ERROR_FAILED (a signal), as g_spawn_check_wait_status() says,
- *   %SPAWN_ERROR_STATUS_LOST, or the errors of spawn_process_wait_finish()
+ *   %G_SPAWN_ERROR_FAILED (a signal), as [func@GLib.spawn_check_wait_status] says,
+ *   %SPAWN_ERROR_STATUS_LOST, or the errors of [method@Spawn.Process.wait_finish]
  */
 gboolean
 spawn_process_wait_check_finish (SpawnProcess *self, GAsyncResult *result, GError **error)
@@ -257,11 +260,11 @@ communicate_result (SpawnProcessWaiter *w, GBytes **stdout_buf, GBytes **stderr_
  *   stderr (%NULL when merged into stdout)
  * @error: return location for a #GError
  *
- * As g_subprocess_communicate(): writes @stdin_buf to the process, closes
+ * As [method@Gio.Subprocess.communicate]: writes @stdin_buf to the process, closes
  * its stdin (also when @stdin_buf is %NULL), reads its stdout and stderr
  * meanwhile, and returns once it has ended, with everything it wrote,
  * output buffered before the call included.  Blocks like
- * spawn_process_wait_for_finished(), emitting the same signals from
+ * [method@Spawn.Process.wait_for_finished], emitting the same signals from
  * inside; handlers that read the buffers take that output away from this
  * call.  On a process that has ended already, returns what is still
  * buffered (and fails if there was input to write); so does a call from a
@@ -279,7 +282,7 @@ communicate_result (SpawnProcessWaiter *w, GBytes **stdout_buf, GBytes **stderr_
  *   %SPAWN_PROCESS_ERROR_NOT_RUNNING, %SPAWN_PROCESS_ERROR_WRITE_ERROR (the stdin channel was closed, or
  *   the process did not read all its input: reported once it has ended;
  *   the output then stays buffered), or the errors of
- *   spawn_process_wait_for_finished()
+ *   [method@Spawn.Process.wait_for_finished]
  */
 gboolean
 spawn_process_communicate (SpawnProcess *self, GBytes *stdin_buf, GCancellable *cancellable,
@@ -363,15 +366,17 @@ async_communicate (SpawnProcess *self, GBytes *stdin_buf, gpointer tag,
  * spawn_process_communicate_async:
  * @self: a running process
  * @stdin_buf: (nullable): input for the process, as for
- *   spawn_process_communicate()
+ *   [method@Spawn.Process.communicate]
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when the process has ended, or the call
  *   was cancelled
  * @user_data: data for @callback
  *
- * spawn_process_communicate() without blocking: the input is written and
- * the output read from the context the process is watched from, and
- * @callback runs in the thread-default main context of the caller.
+ * Communicates with the process without blocking, as
+ * [method@Spawn.Process.communicate] does blocking: the input is written
+ * and the output read from the context the process is watched from, and
+ * @callback runs in the thread-default main context of the caller.  Call
+ * [method@Spawn.Process.communicate_finish] from @callback for the output.
  */
 void
 spawn_process_communicate_async (SpawnProcess *self, GBytes *stdin_buf,
@@ -395,9 +400,9 @@ spawn_process_communicate_async (SpawnProcess *self, GBytes *stdin_buf,
  *   stderr
  * @error: return location for a #GError
  *
- * Finishes spawn_process_communicate_async().
+ * Finishes [method@Spawn.Process.communicate_async].
  *
- * Returns: as spawn_process_communicate(); on %FALSE both buffers are %NULL
+ * Returns: as [method@Spawn.Process.communicate]; on %FALSE both buffers are %NULL
  */
 gboolean
 spawn_process_communicate_finish (SpawnProcess *self, GAsyncResult *result,
@@ -476,7 +481,7 @@ async_string_bytes (const char *s)
  * spawn_process_communicate_utf8:
  * @self: a running process
  * @stdin_buf: (nullable): input for the process, as for
- *   spawn_process_communicate()
+ *   [method@Spawn.Process.communicate]
  * @cancellable: (nullable): a #GCancellable
  * @stdout_buf: (out) (optional) (nullable) (transfer full): what it wrote to
  *   stdout, or %NULL if stdout is not a pipe of ours
@@ -484,11 +489,12 @@ async_string_bytes (const char *s)
  *   stderr
  * @error: return location for a #GError
  *
- * spawn_process_communicate() for text: the output of either channel
+ * Communicates with the process in text: as
+ * [method@Spawn.Process.communicate], but the output of either channel
  * that is not valid UTF-8 (or holds a NUL byte) fails the call with
  * %G_IO_ERROR_INVALID_DATA, once the process has ended.
  *
- * Returns: as spawn_process_communicate(); on %FALSE both strings are %NULL
+ * Returns: as [method@Spawn.Process.communicate]; on %FALSE both strings are %NULL
  */
 gboolean
 spawn_process_communicate_utf8 (SpawnProcess *self, const char *stdin_buf,
@@ -522,8 +528,11 @@ spawn_process_communicate_utf8 (SpawnProcess *self, const char *stdin_buf,
  *   was cancelled
  * @user_data: data for @callback
  *
- * spawn_process_communicate_utf8() without blocking, as
- * spawn_process_communicate_async().
+ * Communicates with the process in text without blocking:
+ * [method@Spawn.Process.communicate_utf8] as
+ * [method@Spawn.Process.communicate_async].  Call
+ * [method@Spawn.Process.communicate_utf8_finish] from @callback for the
+ * output.
  */
 void
 spawn_process_communicate_utf8_async (SpawnProcess *self, const char *stdin_buf,
@@ -548,9 +557,9 @@ spawn_process_communicate_utf8_async (SpawnProcess *self, const char *stdin_buf,
  * @stderr_buf: (out) (optional) (nullable) (transfer full): its stderr
  * @error: return location for a #GError
  *
- * Finishes spawn_process_communicate_utf8_async().
+ * Finishes [method@Spawn.Process.communicate_utf8_async].
  *
- * Returns: as spawn_process_communicate_utf8()
+ * Returns: as [method@Spawn.Process.communicate_utf8]
  */
 gboolean
 spawn_process_communicate_utf8_finish (SpawnProcess *self, GAsyncResult *result,

@@ -87,9 +87,9 @@ _spawn_process_close_channel (SpawnProcess *self, SpawnProcessChannel i)
  * @self: a process
  *
  * The program's stdin as a stream, when the channel's mode is
- * %SPAWN_CHANNEL_STREAM, as g_subprocess_get_stdin_pipe().  A new stream
+ * %SPAWN_CHANNEL_STREAM, as [method@Gio.Subprocess.get_stdin_pipe].  A new stream
  * at each start; the one of an ended run stays usable (close it to give
- * the program end of file).  Unlike spawn_process_write(), a write to it
+ * the program end of file).  Unlike [method@Spawn.Process.write], a write to it
  * after the program closed its stdin raises SIGPIPE unless the
  * application ignores or blocks it, as with GSubprocess's.
  *
@@ -119,7 +119,7 @@ channel_output_stream (SpawnProcess *self, SpawnProcessChannel i)
  * @self: a process
  *
  * The program's stdout as a stream, when the channel's mode is
- * %SPAWN_CHANNEL_STREAM, as g_subprocess_get_stdout_pipe(): nothing of it
+ * %SPAWN_CHANNEL_STREAM, as [method@Gio.Subprocess.get_stdout_pipe]: nothing of it
  * is buffered, "ready-read-stdout" is not emitted and communicate() gives
  * %NULL for it; read it yourself (it stays readable after the end).  A
  * stderr in %SPAWN_CHANNEL_MERGE mode comes through it too.  A new stream
@@ -139,7 +139,7 @@ spawn_process_get_stdout_pipe (SpawnProcess *self)
  * spawn_process_get_stderr_pipe:
  * @self: a process
  *
- * The program's stderr as a stream: see spawn_process_get_stdout_pipe().
+ * The program's stderr as a stream: see [method@Spawn.Process.get_stdout_pipe].
  *
  * Returns: (transfer none) (nullable): the stream, or %NULL before the
  *   first start or in another mode
@@ -292,7 +292,7 @@ channel_output (SpawnProcess *self, SpawnProcessChannel channel)
  * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
  *
  * How much output of @channel is buffered, to be read with
- * spawn_process_read_all() or spawn_process_read_line().
+ * [method@Spawn.Process.read_all] or [method@Spawn.Process.read_line].
  *
  * Returns: how many bytes of @channel are buffered
  */
@@ -341,7 +341,7 @@ channel_find_newline (Channel *c)
  * Whether a whole line (or, once @channel is closed, a last unterminated
  * one) is buffered on @channel, as QProcess::canReadLine().
  *
- * Returns: %TRUE if spawn_process_read_line() would return a line
+ * Returns: %TRUE if [method@Spawn.Process.read_line] would return a line
  */
 gboolean
 spawn_process_can_read_line (SpawnProcess *self, SpawnProcessChannel channel)
@@ -361,7 +361,7 @@ spawn_process_can_read_line (SpawnProcess *self, SpawnProcessChannel channel)
  * Takes one line from the buffer of @channel, without its newline.  Once
  * the process has closed @channel, a last line without a newline is
  * returned too.  This is for text: a line holding a NUL byte reads as
- * cut there; use spawn_process_read_all() for binary output.
+ * cut there; use [method@Spawn.Process.read_all] for binary output.
  *
  * Returns: (transfer full) (nullable): the line, or %NULL if no whole line
  *   is buffered
@@ -394,12 +394,12 @@ spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
  * spawn_process_get_bytes_to_write:
  * @self: a process
  *
- * How much of the input given to spawn_process_write() has not reached the
+ * How much of the input given to [method@Spawn.Process.write] has not reached the
  * process yet.  After the process has ended, what it never read stays
  * counted here until the next start empties the buffer, as
  * QProcess::bytesToWrite() does; it is never written to a later run.
  *
- * Returns: how many bytes written with spawn_process_write() still wait
+ * Returns: how many bytes written with [method@Spawn.Process.write] still wait
  *   for the pipe
  */
 gsize

@@ -33,7 +33,7 @@ config_set_mode (SpawnProcess *self, SpawnProcessChannel channel, SpawnChannelMo
  *   none
  *
  * Like QProcess::setProgram() and setArguments() in one.  Without a
- * program, as QProcess without one, spawn_process_start() fails with
+ * program, as QProcess without one, [method@Spawn.Process.start] fails with
  * %SPAWN_ERROR_INVAL and #SpawnProcess::error-occurred
  * (%SPAWN_PROCESS_ERROR_FAILED_TO_START): an argv set through a property
  * or a binding is input, not a programming error.
@@ -52,8 +52,8 @@ spawn_process_set_argv (SpawnProcess *self, const char * const *argv)
  * spawn_process_get_argv:
  * @self: a process
  *
- * The program and its arguments, as spawn_process_new() or
- * spawn_process_set_argv() set them.
+ * The program and its arguments, as [ctor@Spawn.Process.new] or
+ * [method@Spawn.Process.set_argv] set them.
  *
  * Returns: (transfer none) (array zero-terminated=1) (nullable): the argv
  */
@@ -127,8 +127,8 @@ config_dedupe_environment (const char * const *envp)
  * @envp: (array zero-terminated=1) (nullable): the whole environment, or
  *   %NULL for ours as it is at start time
  *
- * Replaces the environment, and forgets earlier spawn_process_setenv()
- * and spawn_process_unsetenv() calls.  A name given twice gets its later
+ * Replaces the environment, and forgets earlier [method@Spawn.Process.setenv]
+ * and [method@Spawn.Process.unsetenv] calls.  A name given twice gets its later
  * value, as with QProcessEnvironment.
  */
 void
@@ -148,7 +148,7 @@ spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
  * @value: its value
  *
  * Sets a variable on top of the environment (ours, or the one set with
- * spawn_process_set_environment()).
+ * [method@Spawn.Process.set_environment]).
  */
 void
 spawn_process_setenv (SpawnProcess *self, const char *name, const char *value)
@@ -181,10 +181,10 @@ spawn_process_unsetenv (SpawnProcess *self, const char *name)
  * @self: a process
  * @channel: which one
  * @mode: where it goes; %SPAWN_CHANNEL_MERGE only for stderr,
- *   %SPAWN_CHANNEL_FILE through spawn_process_set_channel_file() and
- *   %SPAWN_CHANNEL_FD through spawn_process_set_channel_fd() (choosing
+ *   %SPAWN_CHANNEL_FILE through [method@Spawn.Process.set_channel_file] and
+ *   %SPAWN_CHANNEL_FD through [method@Spawn.Process.set_channel_fd] (choosing
  *   another mode closes the fd given there); %SPAWN_CHANNEL_STREAM hands
- *   the pipe out as a stream at each start (spawn_process_get_stdout_pipe())
+ *   the pipe out as a stream at each start ([method@Spawn.Process.get_stdout_pipe])
  *
  * Chooses where one of the standard channels of the program goes, for the
  * following starts.
@@ -208,7 +208,7 @@ spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
  * @self: a process
  * @channel: which one
  *
- * Where @channel goes, as spawn_process_set_channel_mode() (or the file and
+ * Where @channel goes, as [method@Spawn.Process.set_channel_mode] (or the file and
  * fd setters) set it.
  *
  * Returns: where @channel goes
@@ -252,7 +252,7 @@ spawn_process_set_channel_file (SpawnProcess *self, SpawnProcessChannel channel,
  * @fd: a descriptor of ours; the process takes it
  *
  * The program gets (a copy of) @fd as @channel, at every start (mode
- * %SPAWN_CHANNEL_FD), like g_subprocess_launcher_take_stdout_fd() and its
+ * %SPAWN_CHANNEL_FD), like [method@Gio.SubprocessLauncher.take_stdout_fd] and its
  * siblings.  @fd is closed when the process is finalized or another mode
  * is chosen for @channel; close-on-exec on it does not matter.
  */
@@ -278,10 +278,10 @@ spawn_process_set_channel_fd (SpawnProcess *self, SpawnProcessChannel channel, i
  * @target_fd: the number the program gets it as
  *
  * Passes @source_fd to the program as @target_fd at every start, like
- * g_subprocess_launcher_take_fd().  A @target_fd given before is replaced
+ * [method@Gio.SubprocessLauncher.take_fd].  A @target_fd given before is replaced
  * (its old source is closed); GSubprocessLauncher instead fails the spawn.
  * A @target_fd below 3 makes the start fail with %SPAWN_ERROR_INVAL (use
- * spawn_process_set_channel_fd() for those), as does a @source_fd that is
+ * [method@Spawn.Process.set_channel_fd] for those), as does a @source_fd that is
  * not open by then.  The descriptors are closed when the process is
  * finalized.
  */
@@ -317,11 +317,11 @@ spawn_process_take_fd (SpawnProcess *self, int source_fd, int target_fd)
  * @destroy: (nullable): frees @user_data when it is replaced or the process
  *   is finalized
  *
- * What spawn_async_fd()'s child_setup is, at every start: it shares our
+ * What [func@Spawn.async_fd]'s child_setup is, at every start: it shares our
  * memory and runs while the starting thread waits, so it must be
  * async-signal-safe (no malloc, no locks, no stdio) — stricter than
- * g_subprocess_launcher_set_child_setup(), whose child runs after fork()
- * in a copy of our memory.  With spawn_process_start_detached() it runs
+ * [method@Gio.SubprocessLauncher.set_child_setup], whose child runs after fork()
+ * in a copy of our memory.  With [method@Spawn.Process.start_detached] it runs
  * after the child's setsid().
  */
 void
@@ -366,7 +366,7 @@ spawn_process_set_flags (SpawnProcess *self, SpawnProcessFlags flags)
  *
  * The flags that apply at every start.
  *
- * Returns: what spawn_process_set_flags() set
+ * Returns: what [method@Spawn.Process.set_flags] set
  */
 SpawnProcessFlags
 spawn_process_get_flags (SpawnProcess *self)
@@ -417,9 +417,9 @@ spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy)
  * spawn_process_get_kill_timeout:
  * @self: a process
  *
- * The kill timeout that spawn_process_set_kill_timeout() set.
+ * The kill timeout that [method@Spawn.Process.set_kill_timeout] set.
  *
- * Returns: what spawn_process_set_kill_timeout() set, in ms (0: none)
+ * Returns: what [method@Spawn.Process.set_kill_timeout] set, in ms (0: none)
  */
 int
 spawn_process_get_kill_timeout (SpawnProcess *self)
@@ -434,7 +434,7 @@ spawn_process_get_kill_timeout (SpawnProcess *self)
  *
  * What happens to a running process when the last reference to @self goes.
  *
- * Returns: what spawn_process_set_dispose_policy() set
+ * Returns: what [method@Spawn.Process.set_dispose_policy] set
  */
 SpawnDisposePolicy
 spawn_process_get_dispose_policy (SpawnProcess *self)
@@ -450,7 +450,7 @@ spawn_process_get_dispose_policy (SpawnProcess *self)
  *
  * Starts the process with %SPAWN_CHILD_KILL_ON_CLOSE (not a detached one):
  * it is killed when the application dies, however it dies (see
- * spawn_async_fd_full() for what each backend guarantees).  With
+ * [func@Spawn.async_fd_full] for what each backend guarantees).  With
  * %SPAWN_DISPOSE_KILL it is also killed when @self goes, as without;
  * with %SPAWN_DISPOSE_LEAVE_RUNNING it runs on after @self goes, still
  * only as long as the application.  Takes effect at the next start.
@@ -473,7 +473,7 @@ spawn_process_set_kill_on_close (SpawnProcess *self, gboolean kill_on_close)
  * Whether the next start asks for %SPAWN_CHILD_KILL_ON_CLOSE (the
  * #SpawnProcess:kill-on-close property).
  *
- * Returns: what spawn_process_set_kill_on_close() set
+ * Returns: what [method@Spawn.Process.set_kill_on_close] set
  */
 gboolean
 spawn_process_get_kill_on_close (SpawnProcess *self)
@@ -504,8 +504,8 @@ _spawn_process_build_environment (SpawnProcess *self)
  * @self: a process
  *
  * The environment the program would get if started now: ours or the one
- * set with spawn_process_set_environment(), with the spawn_process_setenv()
- * and spawn_process_unsetenv() changes applied, as
+ * set with [method@Spawn.Process.set_environment], with the [method@Spawn.Process.setenv]
+ * and [method@Spawn.Process.unsetenv] changes applied, as
  * QProcess::processEnvironment() (GSubprocessLauncher has no getter).
  *
  * Returns: (transfer full) (array zero-terminated=1): a new array
@@ -525,8 +525,8 @@ spawn_process_get_environment (SpawnProcess *self)
  * @self: a process
  * @name: a variable name
  *
- * Like g_subprocess_launcher_getenv(): one variable of
- * spawn_process_get_environment().
+ * Like [method@Gio.SubprocessLauncher.getenv]: one variable of
+ * [method@Spawn.Process.get_environment].
  *
  * Returns: (transfer full) (nullable): its value, or %NULL if unset
  */
@@ -547,7 +547,7 @@ spawn_process_getenv (SpawnProcess *self, const char *name)
  *
  * The directory the program starts in.
  *
- * Returns: (nullable): what spawn_process_set_working_directory() set;
+ * Returns: (nullable): what [method@Spawn.Process.set_working_directory] set;
  *   %NULL means ours
  */
 const char *

@@ -30,7 +30,7 @@ G_DEFINE_QUARK (spawn-process-error-quark, spawn_process_error)
  *   PATH) and its arguments, or %NULL to set them later
  *
  * Creates a process object for @argv. Nothing runs until
- * spawn_process_start().
+ * [method@Spawn.Process.start].
  *
  * Returns: (transfer full): a new process object, not running
  */
@@ -265,7 +265,7 @@ spawn_process_class_init (SpawnProcessClass *klass)
   /**
    * SpawnProcess::started:
    *
-   * The program runs; emitted from spawn_process_start().
+   * The program runs; emitted from [method@Spawn.Process.start].
    */
   signals[SIGNAL_STARTED] =
     g_signal_new ("started", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
@@ -328,7 +328,7 @@ spawn_process_class_init (SpawnProcessClass *klass)
    * @self: the process
    * @count: how many bytes of the buffered input went to the process
    *
-   * Emitted when some of the input queued by spawn_process_write() has gone
+   * Emitted when some of the input queued by [method@Spawn.Process.write] has gone
    * to the process, as QProcess::bytesWritten.
    */
   signals[SIGNAL_BYTES_WRITTEN] =

@@ -615,7 +615,7 @@ spawn_process_terminate (SpawnProcess *self, GError **error)
  * @self: a running process
  * @error: return location for a #GError
  *
- * Sends SIGKILL, as spawn_process_terminate() sends SIGTERM.
+ * Sends SIGKILL, as [method@Spawn.Process.terminate] sends SIGTERM.
  *
  * Returns: %TRUE if sent
  */
@@ -631,8 +631,8 @@ spawn_process_kill (SpawnProcess *self, GError **error)
  * @signum: the signal to send, such as `SIGINT` or `SIGSTOP`
  * @error: return location for a #GError
  *
- * Sends @signum as spawn_process_terminate() sends SIGTERM, like
- * g_subprocess_send_signal() (which does not fail: it ignores a process
+ * Sends @signum as [method@Spawn.Process.terminate] sends SIGTERM, like
+ * [method@Gio.Subprocess.send_signal] (which does not fail: it ignores a process
  * that is not running; we report %SPAWN_PROCESS_ERROR_NOT_RUNNING).
  *
  * Returns: %TRUE if sent (or if the process had already ended and its end

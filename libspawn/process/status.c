@@ -80,7 +80,7 @@ spawn_process_get_pid (SpawnProcess *self)
  * @self: a process
  *
  * The #SpawnChild of the running process, for the lower-level calls
- * (spawn_child_get_fd(), spawn_child_send_signal()).
+ * ([method@Spawn.Child.get_fd], [method@Spawn.Child.send_signal]).
  *
  * Returns: (transfer none) (nullable): the running child, else %NULL
  */
@@ -153,7 +153,7 @@ spawn_process_get_exit_status (SpawnProcess *self)
  * @self: a process
  *
  * Whether the last run ended by calling exit() (or returning from main),
- * as g_subprocess_get_if_exited() and WIFEXITED() say.
+ * as [method@Gio.Subprocess.get_if_exited] and WIFEXITED() say.
  *
  * Returns: %TRUE if it exited; %FALSE if a signal ended it, before it
  *   has finished, or when its status was lost
@@ -171,7 +171,7 @@ spawn_process_get_if_exited (SpawnProcess *self)
  * spawn_process_get_if_signaled:
  * @self: a process
  *
- * Whether a signal ended the last run, as g_subprocess_get_if_signaled()
+ * Whether a signal ended the last run, as [method@Gio.Subprocess.get_if_signaled]
  * and WIFSIGNALED() say.
  *
  * Returns: %TRUE if a signal ended it (with or without a core dump);
@@ -191,10 +191,10 @@ spawn_process_get_if_signaled (SpawnProcess *self)
  * spawn_process_get_term_sig:
  * @self: a process
  *
- * The signal that ended the last run, as g_subprocess_get_term_sig() and
+ * The signal that ended the last run, as [method@Gio.Subprocess.get_term_sig] and
  * WTERMSIG() give it.
  *
- * Returns: the signal number if spawn_process_get_if_signaled() is
+ * Returns: the signal number if [method@Spawn.Process.get_if_signaled] is
  *   %TRUE, else 0
  */
 int
@@ -213,7 +213,7 @@ spawn_process_get_term_sig (SpawnProcess *self)
  * @self: a process
  *
  * Whether the last run exited with status 0, as
- * g_subprocess_get_successful() says.
+ * [method@Gio.Subprocess.get_successful] says.
  *
  * Returns: %TRUE if it exited with status 0; %FALSE otherwise, also
  *   before it has finished and when its status was lost
@@ -232,9 +232,9 @@ spawn_process_get_successful (SpawnProcess *self)
  * spawn_process_get_status:
  * @self: a process
  *
- * The waitpid()-style status of the last run, as g_subprocess_get_status()
- * gives it: for g_spawn_check_wait_status() or WIFEXITED() and friends
- * (spawn_exit_info_to_wait_status() of spawn_process_get_exit_info()).
+ * The waitpid()-style status of the last run, as [method@Gio.Subprocess.get_status]
+ * gives it: for [func@GLib.spawn_check_wait_status] or WIFEXITED() and friends
+ * ([method@Spawn.ExitInfo.to_wait_status] of [method@Spawn.Process.get_exit_info]).
  *
  * Returns: the wait status; -1 before the process has finished or when its
  *   status was lost (no wait status is -1)

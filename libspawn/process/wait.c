@@ -196,7 +196,7 @@ _spawn_process_wait_for (SpawnProcess *self, WaitFor what, int timeout_ms,
 /**
  * spawn_process_wait_for_started:
  * @self: a process
- * @timeout_ms: ignored: spawn_process_start() returns started or failed
+ * @timeout_ms: ignored: [method@Spawn.Process.start] returns started or failed
  * @error: return location for a #GError
  *
  * For code written against QProcess::waitForStarted().
@@ -230,7 +230,7 @@ spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms G_GNUC_UNUSED
  *
  * Returns: %TRUE if there is new output; %FALSE with
  *   %SPAWN_PROCESS_ERROR_TIMED_OUT, or %SPAWN_PROCESS_ERROR_NOT_RUNNING if
- *   it ended without writing more (see spawn_process_wait_for_finished()
+ *   it ended without writing more (see [method@Spawn.Process.wait_for_finished]
  *   for the other errors)
  */
 gboolean
@@ -252,7 +252,7 @@ spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms,
  * @error: return location for a #GError
  *
  * Blocks until some of the buffered input has been written to the process.
- * spawn_process_write() writes what the pipe takes right away: if that was
+ * [method@Spawn.Process.write] writes what the pipe takes right away: if that was
  * all of it (nothing buffered now) and no wait has seen it yet, this
  * returns %TRUE at once, so that QProcess's idiom write() then
  * waitForBytesWritten() holds.  With nothing buffered and nothing written
@@ -322,7 +322,7 @@ spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms,
  *   (it is ours alone) and returns %G_IO_ERROR_CANCELLED once it is reaped
  * @error: return location for a #GError
  *
- * Runs a program to its end, like QProcess::execute() or g_spawn_sync(),
+ * Runs a program to its end, like QProcess::execute() or [func@GLib.spawn_sync],
  * with stdin from /dev/null.  No main loop runs, and the process is
  * watched from a private main context, so this is safe from any thread
  * whatever the other threads' loops do.  A program still running after
