@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* kernel-info: which kernel is this, and what can it do for libspawn?
  *
  * Prints the kernel release and whether clone4(), CLONE_FD and pidfd_open()

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* library-safety: an application with its own SIGCHLD reaper, and a
  * "library" starting children through libspawn, side by side.
  *

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* parallel-run [-j N] COMMAND...: run shell commands, N at a time, on a
  * GMainLoop, and print how each one ended and the CPU time it used.
  *

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* run-with-timeout [-t MS] PROGRAM [ARG...]: run a program with a
  * SpawnProcess, stream its stdout and stderr line by line as they come,
  * kill it if it runs longer than MS milliseconds, and exit as it did

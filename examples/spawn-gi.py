@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The libspawn authors
 """spawn-gi.py COMMAND...: libspawn from Python, through PyGObject.
 
 Runs each COMMAND (a shell command line) with a Spawn.Process, all at once,

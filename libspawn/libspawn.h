@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* libspawn.h - the one header of libspawn
  *
  *     #include <libspawn/libspawn.h>   // pkg-config --cflags --libs libspawn-1

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* spawn-async.h - start and watch child processes without process-wide state
  *
  * libspawn starts a program and hands back a SpawnChild: its PID and a file

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* spawn-process.h - a QProcess-style process object over spawn_async_fd()
  *
  * SpawnProcess starts one program, feeds its stdin and buffers its stdout

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* clone4-failnth: systematic fault injection inside clone4().
  *
  * For each combination of CLONE_FD, CLONE_AUTOREAP and CLONE_FD_AUTOKILL

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* clone4-fuzz: random clone4() calls, checked against what the series
  * promises, with the clone fds they make read, polled, passed, forked and
  * closed by other threads at the same time.

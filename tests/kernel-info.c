@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* What the running kernel offers, checked against what it should offer.
  *
  * tests/run-guest tells the guest which variant it booted

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* kill-app: an application that starts children through libspawn and
  * waits to be killed, for tests/kill-test.c.
  *

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* kill-on-close: SPAWN_CHILD_KILL_ON_CLOSE and SpawnProcess:kill-on-close.
  *
  * The case that matters to users (issue 14): an application (tests/kill-app)

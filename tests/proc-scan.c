@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* proc-scan.c - see proc-scan.h */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* The GIO-style calls: spawn_child_wait_async(), spawn_process_wait_async(),
  * wait_check_async(), communicate() and communicate_utf8() (sync and
  * async), and the GCancellable of every blocking call.

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* SpawnProcess at its edges: a watching context that died, descriptors
  * closed behind our back, a status someone else took, input left at the
  * end, no program at all, a write the pipe took at once, communicate()

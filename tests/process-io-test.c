@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* SpawnProcess: the channels' bytes, both ways (the library's
  * process/channel.c, and run.c's write() and the emissions that announce
  * the bytes).

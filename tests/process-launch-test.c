@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* SpawnProcess: what is started and how (the library's process/config.c
  * and launch.c, and run.c's start_detached()).
  *

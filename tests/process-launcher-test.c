@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* SpawnProcess's launcher features, the ones GSubprocessLauncher has:
  * passing fds (take_fd), a channel to the caller's fd, a child_setup,
  * SEARCH_PATH_FROM_ENVP and INHERIT_FDS, and the getters of the

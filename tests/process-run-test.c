@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* SpawnProcess: one run, from start() to its end (the library's
  * process/run.c and status.c, and process.c's dispose).
  *

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* process-status-test.c - GSubprocess's status accessors on SpawnProcess:
  * get_if_exited(), get_if_signaled(), get_term_sig(), get_successful(),
  * get_status() and send_signal(), on every backend, before a start, after

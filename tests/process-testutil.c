@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* process-testutil.c - what the SpawnProcess cases share (see
  * process-testutil.h).
  */

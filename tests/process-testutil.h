@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* process-testutil.h - what the SpawnProcess case files share
  * (process-launch-test, process-io-test, process-wait-test and
  * process-run-test): a record of everything a process emits, running the

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* SpawnProcess: the blocking waits and execute() (the library's
  * process/wait.c).
  *

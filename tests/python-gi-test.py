@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The libspawn authors
 """libspawn from Python through PyGObject: the typelib loads, a
 SpawnProcess runs communicate_utf8_async() under a GLib.MainLoop, a
 spawn_async_fd() child is watched, properties notify, the enums and the

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* spawn-churn.c - start, kill and lose children as fast as four threads
  * can, on every backend this kernel has, for a bounded time; then check
  * that every child's end was reported as it happened and that nothing was

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* spawn-helper: the programs the libspawn tests start.
  *
  *   exit N          exit with status N

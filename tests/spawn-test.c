@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* libspawn core: spawn_async_fd(), the child watch and each backend.
  *
  * Every case runs once per backend (/spawn/<backend>/...), forced with

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* testutil.c - what the test programs share (see testutil.h). */
 #define _GNU_SOURCE
 #include <errno.h>

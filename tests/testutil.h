@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* testutil.h - what the test programs share (spawn-test, kill-test and the
  * process-*-test programs): the helper program, one run of every case per
  * backend, isolation in a subprocess, threads with main contexts of their

@@ -1,4 +1,6 @@
 # shellcheck shell=bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The libspawn authors
 # shellcheck disable=SC2034 # variables used by the scripts that source this
 # Shared helpers for the vm/ scripts. Sourced, never executed.
 

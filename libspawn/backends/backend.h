@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* backend.h - the contract between the core and each kernel mechanism
  *
  * One SpawnBackendOps per mechanism, each in its own file: clonefd.c

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* clone4.c - raw clone4() and a probe of what the running kernel offers */
 #include "clone4.h"
 

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* clone4.h - userspace view of the clone4() ABI added by kernel/patches/
  *
  * Stock kernels do not have clone4(); everything here is probed at run

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* clonefd.c - children from clone4(CLONE_FD | CLONE_AUTOREAP)
  *
  * The kernel reaps the child itself and sends no signal; the fd it hands

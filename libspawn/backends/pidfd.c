@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* pidfd.c - children from clone(CLONE_PIDFD), stock kernels >= 5.4
  *
  * The pidfd turns readable when the child ends and waitid(P_PIDFD) reaps

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* sigchld.c - the legacy path: ordinary children and SIGCHLD
  *
  * For kernels without pidfds.  One SIGCHLD handler for the process, which

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* base.h - what every backend and the core build on
  *
  * The bottom layer: the child's plan and the code that carries it out

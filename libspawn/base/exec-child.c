@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* exec-child.c - the child's side, between clone and exec
  *
  * Everything here runs in a child that shares the parent's memory while the

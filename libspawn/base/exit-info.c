@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* exit-info.c - SpawnExitInfo: how a child ended, with its CPU times
  *
  * Filled by the backends from what the kernel says (a wait status, a

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* fd.c - descriptor helpers for every layer
  *
  * Our descriptors never sit in 0-2 (a later child would get them as its

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* backend.c - which backend starts the next child
  *
  * The registry of backends, best first, and the one cache of what their

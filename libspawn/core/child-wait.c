@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* child-wait.c - waiting for a SpawnChild without a callback of your own
  *
  * spawn_child_wait() blocks on the child's fd (and a cancellable's);

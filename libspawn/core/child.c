@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* child.c - SpawnChild: the handle, its watch, and the reaper
  *
  * A SpawnChild is what spawn_async_fd() returns: the PID, the process fd,

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* core-private.h - what the files of the core share
  *
  * The core is spawn_async_fd() and SpawnChild: backend.c (which backend,

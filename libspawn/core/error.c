@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* error.c - SPAWN_ERROR: errno in, GError out, once, at the public edge
  *
  * Inside the library functions return 0 or -errno; _spawn_error_new()

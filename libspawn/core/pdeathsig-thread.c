@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* pdeathsig-thread.c - the thread that starts kill-on-close children
  *
  * Where the kernel cannot kill a child when its handle goes (no clone4

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* spawn-core.h - what the core offers the layer above it (process/)
  *
  * The public API (spawn_async_fd_full(), SpawnChild, its watch) plus the

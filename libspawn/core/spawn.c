@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* spawn.c - spawn_async_fd(): from the caller's arguments to a running child
  *
  * In order: check the fd map (before anything is opened, so that a source

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* async.c - SpawnProcess the GIO way: waits and communicate()
  *
  * spawn_process_wait_async(), wait_check_async() and communicate() in

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* channel.c - a SpawnProcess's pipes and their buffers
  *
  * Our ends of the child's stdin, stdout and stderr pipes and the buffer

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* config.c - what a SpawnProcess will start, and how
  *
  * The configuration: program and arguments, working directory,

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* launch.c - from a SpawnProcess's configuration to a child
  *
  * What the child gets at start: a pipe, a file, /dev/null, ours, the

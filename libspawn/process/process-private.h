@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* process-private.h - what the files of process/ share
  *
  * SpawnProcess is one object in nine files (see the comment at the top of

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* process.c - SpawnProcess, a QProcess-style object over SpawnChild
  *
  * The GObject: its type, its properties and signals (registered here,

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* run.c - one run of a SpawnProcess: start, watch, end; every emission
  *
  * One GSource per running process watches everything it owns: the child's

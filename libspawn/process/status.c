@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* status.c - what a SpawnProcess can say of its run: state, PID, end
  *
  * Reads only: the state, the backend, the PID and child of the running

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* wait.c - SpawnProcess without a main loop
  *
  * The blocking helpers: spawn_process_wait_for_*() poll the process's

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* waiters.c - the GIO waits for the end of a run, and what each gets
  *
  * spawn_process_wait_async(), wait_check_async() and communicate() in

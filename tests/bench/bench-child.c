@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* bench-child MODE ARGS: the children the benchmark starts.
  *
  *   sleep MS      sleep MS milliseconds, then exit 0

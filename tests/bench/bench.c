@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* bench: spawn and exit-notification costs of libspawn and its alternatives
  *
  * Every contender runs in the same process, interleaved (rounds of A, B,

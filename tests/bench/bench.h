@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* bench.h - what the benchmark's scenarios and its contenders share
  *
  * A contender is one way of starting a child and learning that it ended:

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* contenders-glib.c - libspawn (per backend; watch and GIO-style wait),
  * SpawnProcess (per backend), g_spawn_async + g_child_watch_add and
  * GSubprocess

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /* contenders-raw.c - the floor: what a hand-written program gets
  *
  * "posix_spawn+pidfd": glibc's posix_spawn (clone(CLONE_VM|CLONE_VFORK)

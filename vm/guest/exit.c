@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
 /*
  * libspawn-vm-exit STATUS: the last thing the guest's /init runs.
  *
