@@ -15,6 +15,8 @@
 #pragma once
 
 #define LIBSPAWN_INSIDE
+#include <libspawn/spawn-version.h>
+#include <libspawn/spawn-version-macros.h>
 #include <libspawn/spawn-async.h>
 #include <libspawn/spawn-process.h>
 #include <libspawn/spawn-enum-types.h>

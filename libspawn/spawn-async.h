@@ -18,12 +18,13 @@
 #include <gio/gio.h>
 #include <sys/types.h>
 
+#include <libspawn/spawn-version-macros.h>
+
 G_BEGIN_DECLS
 
-#define SPAWN_API __attribute__ ((visibility ("default")))
-
 #define SPAWN_ERROR (spawn_error_quark ())
-SPAWN_API GQuark spawn_error_quark (void);
+SPAWN_AVAILABLE_IN_0_2
+GQuark spawn_error_quark (void);
 
 /**
  * SpawnError:
@@ -92,10 +93,14 @@ typedef enum {
   SPAWN_BACKEND_SIGCHLD,
 } SpawnBackend;
 
-SPAWN_API SpawnBackend spawn_get_backend (void);
-SPAWN_API gboolean     spawn_set_backend (SpawnBackend backend, GError **error);
-SPAWN_API const char  *spawn_backend_to_string (SpawnBackend backend);
-SPAWN_API gboolean     spawn_backend_is_available (SpawnBackend backend);
+SPAWN_AVAILABLE_IN_0_2
+SpawnBackend spawn_get_backend (void);
+SPAWN_AVAILABLE_IN_0_2
+gboolean     spawn_set_backend (SpawnBackend backend, GError **error);
+SPAWN_AVAILABLE_IN_0_2
+const char  *spawn_backend_to_string (SpawnBackend backend);
+SPAWN_AVAILABLE_IN_0_2
+gboolean     spawn_backend_is_available (SpawnBackend backend);
 
 /**
  * SpawnExitKind:
@@ -132,15 +137,20 @@ typedef struct {
 } SpawnExitInfo;
 
 #define SPAWN_TYPE_EXIT_INFO (spawn_exit_info_get_type ())
-SPAWN_API GType spawn_exit_info_get_type (void);
-SPAWN_API SpawnExitInfo *spawn_exit_info_copy (const SpawnExitInfo *info);
-SPAWN_API void spawn_exit_info_free (SpawnExitInfo *info);
-SPAWN_API int spawn_exit_info_to_wait_status (const SpawnExitInfo *info);
+SPAWN_AVAILABLE_IN_0_2
+GType spawn_exit_info_get_type (void);
+SPAWN_AVAILABLE_IN_0_2
+SpawnExitInfo *spawn_exit_info_copy (const SpawnExitInfo *info);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_exit_info_free (SpawnExitInfo *info);
+SPAWN_AVAILABLE_IN_0_2
+int spawn_exit_info_to_wait_status (const SpawnExitInfo *info);
 
 typedef struct _SpawnChild SpawnChild;
 
 #define SPAWN_TYPE_CHILD (spawn_child_get_type ())
-SPAWN_API GType spawn_child_get_type (void);
+SPAWN_AVAILABLE_IN_0_2
+GType spawn_child_get_type (void);
 
 /**
  * SpawnChildWatchFunc:
@@ -163,7 +173,8 @@ typedef void (*SpawnChildWatchFunc) (SpawnChild          *child,
                                      const GError        *error,
                                      gpointer             user_data);
 
-SPAWN_API SpawnChild *spawn_async_fd (const char           *working_directory,
+SPAWN_AVAILABLE_IN_0_2
+SpawnChild *spawn_async_fd (const char           *working_directory,
                             const char * const   *argv,
                             const char * const   *envp,
                             GSpawnFlags           flags,
@@ -196,42 +207,55 @@ typedef enum {
   SPAWN_CHILD_KILL_ON_CLOSE = 1 << 0,
 } SpawnChildFlags;
 
-SPAWN_API SpawnChild *spawn_async_fd_full (const char           *working_directory,
-                                           const char * const   *argv,
-                                           const char * const   *envp,
-                                           GSpawnFlags           flags,
-                                           GSpawnChildSetupFunc  child_setup,
-                                           gpointer              user_data,
-                                           int                   stdin_fd,
-                                           int                   stdout_fd,
-                                           int                   stderr_fd,
-                                           const int            *source_fds,
-                                           const int            *target_fds,
-                                           gsize                 n_fds,
-                                           int                  *stdin_pipe_out,
-                                           int                  *stdout_pipe_out,
-                                           int                  *stderr_pipe_out,
-                                           SpawnChildFlags       child_flags,
-                                           GError              **error);
+SPAWN_AVAILABLE_IN_0_2
+SpawnChild *spawn_async_fd_full (const char           *working_directory,
+                                 const char * const   *argv,
+                                 const char * const   *envp,
+                                 GSpawnFlags           flags,
+                                 GSpawnChildSetupFunc  child_setup,
+                                 gpointer              user_data,
+                                 int                   stdin_fd,
+                                 int                   stdout_fd,
+                                 int                   stderr_fd,
+                                 const int            *source_fds,
+                                 const int            *target_fds,
+                                 gsize                 n_fds,
+                                 int                  *stdin_pipe_out,
+                                 int                  *stdout_pipe_out,
+                                 int                  *stderr_pipe_out,
+                                 SpawnChildFlags       child_flags,
+                                 GError              **error);
 
-SPAWN_API SpawnChild  *spawn_child_ref (SpawnChild *child);
-SPAWN_API void         spawn_child_unref (SpawnChild *child);
-SPAWN_API GPid         spawn_child_get_pid (SpawnChild *child);
-SPAWN_API int          spawn_child_get_fd (SpawnChild *child);
-SPAWN_API SpawnBackend spawn_child_get_backend (SpawnChild *child);
-SPAWN_API gboolean     spawn_child_send_signal (SpawnChild *child, int signum, GError **error);
-SPAWN_API gboolean     spawn_child_wait (SpawnChild *child, SpawnExitInfo *info,
-                                         GCancellable *cancellable, GError **error);
-SPAWN_API void         spawn_child_wait_async (SpawnChild *child, GCancellable *cancellable,
-                                               GAsyncReadyCallback callback,
-                                               gpointer user_data);
-SPAWN_API gboolean     spawn_child_wait_finish (SpawnChild *child, GAsyncResult *result,
-                                                SpawnExitInfo *info, GError **error);
+SPAWN_AVAILABLE_IN_0_2
+SpawnChild  *spawn_child_ref (SpawnChild *child);
+SPAWN_AVAILABLE_IN_0_2
+void         spawn_child_unref (SpawnChild *child);
+SPAWN_AVAILABLE_IN_0_2
+GPid         spawn_child_get_pid (SpawnChild *child);
+SPAWN_AVAILABLE_IN_0_2
+int          spawn_child_get_fd (SpawnChild *child);
+SPAWN_AVAILABLE_IN_0_2
+SpawnBackend spawn_child_get_backend (SpawnChild *child);
+SPAWN_AVAILABLE_IN_0_2
+gboolean     spawn_child_send_signal (SpawnChild *child, int signum, GError **error);
+SPAWN_AVAILABLE_IN_0_2
+gboolean     spawn_child_wait (SpawnChild *child, SpawnExitInfo *info,
+                               GCancellable *cancellable, GError **error);
+SPAWN_AVAILABLE_IN_0_2
+void         spawn_child_wait_async (SpawnChild *child, GCancellable *cancellable,
+                                     GAsyncReadyCallback callback,
+                                     gpointer user_data);
+SPAWN_AVAILABLE_IN_0_2
+gboolean     spawn_child_wait_finish (SpawnChild *child, GAsyncResult *result,
+                                      SpawnExitInfo *info, GError **error);
 
-SPAWN_API GSource *spawn_child_watch_source_new (SpawnChild *child);
-SPAWN_API guint    spawn_child_watch_add (SpawnChild *child, SpawnChildWatchFunc function,
+SPAWN_AVAILABLE_IN_0_2
+GSource *spawn_child_watch_source_new (SpawnChild *child);
+SPAWN_AVAILABLE_IN_0_2
+guint    spawn_child_watch_add (SpawnChild *child, SpawnChildWatchFunc function,
                                 gpointer data);
-SPAWN_API guint    spawn_child_watch_add_full (int priority, SpawnChild *child,
+SPAWN_AVAILABLE_IN_0_2
+guint    spawn_child_watch_add_full (int priority, SpawnChild *child,
                                      SpawnChildWatchFunc function, gpointer data,
                                      GDestroyNotify notify);
 

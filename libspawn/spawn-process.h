@@ -22,7 +22,8 @@
 G_BEGIN_DECLS
 
 #define SPAWN_PROCESS_ERROR (spawn_process_error_quark ())
-SPAWN_API GQuark spawn_process_error_quark (void);
+SPAWN_AVAILABLE_IN_0_2
+GQuark spawn_process_error_quark (void);
 
 /**
  * SpawnProcessError:
@@ -162,140 +163,204 @@ typedef enum {
  * cancellable waits. docs/process.md maps QProcess and GSubprocess onto it.
  */
 #define SPAWN_TYPE_PROCESS (spawn_process_get_type ())
-/* Exported: G_DECLARE_FINAL_TYPE's own prototype has no SPAWN_API (the
- * scanner takes the two for a conflict, so it sees only the macro's). */
-#ifndef __GI_SCANNER__
-SPAWN_API GType spawn_process_get_type (void);
-#endif
+/* The macro's first declaration is spawn_process_get_type()'s. */
+SPAWN_AVAILABLE_IN_0_2
 G_DECLARE_FINAL_TYPE (SpawnProcess, spawn_process, SPAWN, PROCESS, GObject)
 
-SPAWN_API SpawnProcess *spawn_process_new (const char * const *argv);
+SPAWN_AVAILABLE_IN_0_2
+SpawnProcess *spawn_process_new (const char * const *argv);
 
 /* Configuration: only while not running; takes effect at the next start. */
-SPAWN_API void spawn_process_set_argv (SpawnProcess *self, const char * const *argv);
-SPAWN_API const char * const *spawn_process_get_argv (SpawnProcess *self);
-SPAWN_API void spawn_process_set_working_directory (SpawnProcess *self, const char *path);
-SPAWN_API const char *spawn_process_get_working_directory (SpawnProcess *self);
-SPAWN_API void spawn_process_set_environment (SpawnProcess *self, const char * const *envp);
-SPAWN_API char **spawn_process_get_environment (SpawnProcess *self);
-SPAWN_API void spawn_process_setenv (SpawnProcess *self, const char *name, const char *value);
-SPAWN_API void spawn_process_unsetenv (SpawnProcess *self, const char *name);
-SPAWN_API char *spawn_process_getenv (SpawnProcess *self, const char *name);
-SPAWN_API void spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
-                                               SpawnChannelMode mode);
-SPAWN_API SpawnChannelMode spawn_process_get_channel_mode (SpawnProcess *self,
-                                                           SpawnProcessChannel channel);
-SPAWN_API void spawn_process_set_channel_file (SpawnProcess *self, SpawnProcessChannel channel,
-                                               const char *path, gboolean append);
-SPAWN_API void spawn_process_set_channel_fd (SpawnProcess *self, SpawnProcessChannel channel,
-                                             int fd);
-SPAWN_API void spawn_process_take_fd (SpawnProcess *self, int source_fd, int target_fd);
-SPAWN_API void spawn_process_set_child_setup (SpawnProcess *self,
-                                              GSpawnChildSetupFunc child_setup,
-                                              gpointer user_data, GDestroyNotify destroy);
-SPAWN_API void spawn_process_set_flags (SpawnProcess *self, SpawnProcessFlags flags);
-SPAWN_API SpawnProcessFlags spawn_process_get_flags (SpawnProcess *self);
-SPAWN_API void spawn_process_set_kill_timeout (SpawnProcess *self, int timeout_ms);
-SPAWN_API int spawn_process_get_kill_timeout (SpawnProcess *self);
-SPAWN_API void spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy);
-SPAWN_API SpawnDisposePolicy spawn_process_get_dispose_policy (SpawnProcess *self);
-SPAWN_API void spawn_process_set_kill_on_close (SpawnProcess *self, gboolean kill_on_close);
-SPAWN_API gboolean spawn_process_get_kill_on_close (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_set_argv (SpawnProcess *self, const char * const *argv);
+SPAWN_AVAILABLE_IN_0_2
+const char * const *spawn_process_get_argv (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_set_working_directory (SpawnProcess *self, const char *path);
+SPAWN_AVAILABLE_IN_0_2
+const char *spawn_process_get_working_directory (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_set_environment (SpawnProcess *self, const char * const *envp);
+SPAWN_AVAILABLE_IN_0_2
+char **spawn_process_get_environment (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_setenv (SpawnProcess *self, const char *name, const char *value);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_unsetenv (SpawnProcess *self, const char *name);
+SPAWN_AVAILABLE_IN_0_2
+char *spawn_process_getenv (SpawnProcess *self, const char *name);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
+                                     SpawnChannelMode mode);
+SPAWN_AVAILABLE_IN_0_2
+SpawnChannelMode spawn_process_get_channel_mode (SpawnProcess *self,
+                                                 SpawnProcessChannel channel);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_set_channel_file (SpawnProcess *self, SpawnProcessChannel channel,
+                                     const char *path, gboolean append);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_set_channel_fd (SpawnProcess *self, SpawnProcessChannel channel,
+                                   int fd);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_take_fd (SpawnProcess *self, int source_fd, int target_fd);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_set_child_setup (SpawnProcess *self,
+                                    GSpawnChildSetupFunc child_setup,
+                                    gpointer user_data, GDestroyNotify destroy);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_set_flags (SpawnProcess *self, SpawnProcessFlags flags);
+SPAWN_AVAILABLE_IN_0_2
+SpawnProcessFlags spawn_process_get_flags (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_set_kill_timeout (SpawnProcess *self, int timeout_ms);
+SPAWN_AVAILABLE_IN_0_2
+int spawn_process_get_kill_timeout (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy);
+SPAWN_AVAILABLE_IN_0_2
+SpawnDisposePolicy spawn_process_get_dispose_policy (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_set_kill_on_close (SpawnProcess *self, gboolean kill_on_close);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_get_kill_on_close (SpawnProcess *self);
 
 /* Running */
-SPAWN_API gboolean spawn_process_start (SpawnProcess *self, GError **error);
-SPAWN_API gboolean spawn_process_start_detached (SpawnProcess *self, GPid *pid_out,
-                                                 GError **error);
-SPAWN_API SpawnProcessState spawn_process_get_state (SpawnProcess *self);
-SPAWN_API const GError *spawn_process_get_error (SpawnProcess *self);
-SPAWN_API GPid spawn_process_get_pid (SpawnProcess *self);
-SPAWN_API SpawnBackend spawn_process_get_backend (SpawnProcess *self);
-SPAWN_API SpawnChild *spawn_process_get_child (SpawnProcess *self);
-SPAWN_API gboolean spawn_process_terminate (SpawnProcess *self, GError **error);
-SPAWN_API gboolean spawn_process_kill (SpawnProcess *self, GError **error);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_start (SpawnProcess *self, GError **error);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_start_detached (SpawnProcess *self, GPid *pid_out,
+                                       GError **error);
+SPAWN_AVAILABLE_IN_0_2
+SpawnProcessState spawn_process_get_state (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+const GError *spawn_process_get_error (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+GPid spawn_process_get_pid (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+SpawnBackend spawn_process_get_backend (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+SpawnChild *spawn_process_get_child (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_terminate (SpawnProcess *self, GError **error);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_kill (SpawnProcess *self, GError **error);
 
 /* After "finished" */
-SPAWN_API int spawn_process_get_exit_code (SpawnProcess *self);
-SPAWN_API SpawnProcessExitStatus spawn_process_get_exit_status (SpawnProcess *self);
-SPAWN_API gboolean spawn_process_get_exit_info (SpawnProcess *self, SpawnExitInfo *info);
+SPAWN_AVAILABLE_IN_0_2
+int spawn_process_get_exit_code (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+SpawnProcessExitStatus spawn_process_get_exit_status (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_get_exit_info (SpawnProcess *self, SpawnExitInfo *info);
 /* After "finished", GSubprocess-style (spawn-process-status.c) */
-SPAWN_API gboolean spawn_process_get_if_exited (SpawnProcess *self);
-SPAWN_API gboolean spawn_process_get_if_signaled (SpawnProcess *self);
-SPAWN_API int spawn_process_get_term_sig (SpawnProcess *self);
-SPAWN_API gboolean spawn_process_get_successful (SpawnProcess *self);
-SPAWN_API int spawn_process_get_status (SpawnProcess *self);
-SPAWN_API gboolean spawn_process_send_signal (SpawnProcess *self, int signum, GError **error);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_get_if_exited (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_get_if_signaled (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+int spawn_process_get_term_sig (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_get_successful (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+int spawn_process_get_status (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_send_signal (SpawnProcess *self, int signum, GError **error);
 
 /* Output */
-SPAWN_API gsize spawn_process_get_bytes_available (SpawnProcess *self,
-                                                   SpawnProcessChannel channel);
-SPAWN_API GBytes *spawn_process_read_all (SpawnProcess *self, SpawnProcessChannel channel);
-SPAWN_API gboolean spawn_process_can_read_line (SpawnProcess *self,
-                                                SpawnProcessChannel channel);
-SPAWN_API char *spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel);
+SPAWN_AVAILABLE_IN_0_2
+gsize spawn_process_get_bytes_available (SpawnProcess *self,
+                                         SpawnProcessChannel channel);
+SPAWN_AVAILABLE_IN_0_2
+GBytes *spawn_process_read_all (SpawnProcess *self, SpawnProcessChannel channel);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_can_read_line (SpawnProcess *self,
+                                      SpawnProcessChannel channel);
+SPAWN_AVAILABLE_IN_0_2
+char *spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel);
 
 /* SPAWN_CHANNEL_STREAM channels */
-SPAWN_API GOutputStream *spawn_process_get_stdin_pipe (SpawnProcess *self);
-SPAWN_API GInputStream *spawn_process_get_stdout_pipe (SpawnProcess *self);
-SPAWN_API GInputStream *spawn_process_get_stderr_pipe (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+GOutputStream *spawn_process_get_stdin_pipe (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+GInputStream *spawn_process_get_stdout_pipe (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+GInputStream *spawn_process_get_stderr_pipe (SpawnProcess *self);
 
 /* Input */
-SPAWN_API gboolean spawn_process_write (SpawnProcess *self, const void *data, gsize len,
-                                        GError **error);
-SPAWN_API gsize spawn_process_get_bytes_to_write (SpawnProcess *self);
-SPAWN_API void spawn_process_close_write_channel (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_write (SpawnProcess *self, const void *data, gsize len,
+                              GError **error);
+SPAWN_AVAILABLE_IN_0_2
+gsize spawn_process_get_bytes_to_write (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_close_write_channel (SpawnProcess *self);
 
 /* Blocking helpers: poll the process's descriptors, run no main loop.
  * timeout_ms < 0 waits for ever. */
-SPAWN_API gboolean spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms,
-                                                   GError **error);
-SPAWN_API gboolean spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms,
-                                                      GCancellable *cancellable,
-                                                      GError **error);
-SPAWN_API gboolean spawn_process_wait_for_bytes_written (SpawnProcess *self, int timeout_ms,
-                                                         GCancellable *cancellable,
-                                                         GError **error);
-SPAWN_API gboolean spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms,
-                                                    GCancellable *cancellable,
-                                                    GError **error);
-
-SPAWN_API gboolean spawn_process_execute (const char * const *argv, int timeout_ms,
-                                          GBytes **stdout_out, GBytes **stderr_out,
-                                          SpawnExitInfo *info, GCancellable *cancellable,
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms,
+                                         GError **error);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms,
+                                            GCancellable *cancellable,
+                                            GError **error);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_wait_for_bytes_written (SpawnProcess *self, int timeout_ms,
+                                               GCancellable *cancellable,
+                                               GError **error);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms,
+                                          GCancellable *cancellable,
                                           GError **error);
+
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_execute (const char * const *argv, int timeout_ms,
+                                GBytes **stdout_out, GBytes **stderr_out,
+                                SpawnExitInfo *info, GCancellable *cancellable,
+                                GError **error);
 
 /* GIO-style: the callback runs in the thread-default main context of the
  * caller; the process is still watched from its own (see docs/process.md). */
-SPAWN_API void spawn_process_wait_async (SpawnProcess *self, GCancellable *cancellable,
-                                         GAsyncReadyCallback callback, gpointer user_data);
-SPAWN_API gboolean spawn_process_wait_finish (SpawnProcess *self, GAsyncResult *result,
-                                              GError **error);
-SPAWN_API void spawn_process_wait_check_async (SpawnProcess *self, GCancellable *cancellable,
-                                               GAsyncReadyCallback callback,
-                                               gpointer user_data);
-SPAWN_API gboolean spawn_process_wait_check_finish (SpawnProcess *self, GAsyncResult *result,
-                                                    GError **error);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_wait_async (SpawnProcess *self, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_wait_finish (SpawnProcess *self, GAsyncResult *result,
+                                    GError **error);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_wait_check_async (SpawnProcess *self, GCancellable *cancellable,
+                                     GAsyncReadyCallback callback,
+                                     gpointer user_data);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_wait_check_finish (SpawnProcess *self, GAsyncResult *result,
+                                          GError **error);
 
-SPAWN_API gboolean spawn_process_communicate (SpawnProcess *self, GBytes *stdin_buf,
-                                              GCancellable *cancellable, GBytes **stdout_buf,
-                                              GBytes **stderr_buf, GError **error);
-SPAWN_API void spawn_process_communicate_async (SpawnProcess *self, GBytes *stdin_buf,
-                                                GCancellable *cancellable,
-                                                GAsyncReadyCallback callback,
-                                                gpointer user_data);
-SPAWN_API gboolean spawn_process_communicate_finish (SpawnProcess *self, GAsyncResult *result,
-                                                     GBytes **stdout_buf, GBytes **stderr_buf,
-                                                     GError **error);
-SPAWN_API gboolean spawn_process_communicate_utf8 (SpawnProcess *self, const char *stdin_buf,
-                                                   GCancellable *cancellable, char **stdout_buf,
-                                                   char **stderr_buf, GError **error);
-SPAWN_API void spawn_process_communicate_utf8_async (SpawnProcess *self, const char *stdin_buf,
-                                                     GCancellable *cancellable,
-                                                     GAsyncReadyCallback callback,
-                                                     gpointer user_data);
-SPAWN_API gboolean spawn_process_communicate_utf8_finish (SpawnProcess *self,
-                                                          GAsyncResult *result,
-                                                          char **stdout_buf, char **stderr_buf,
-                                                          GError **error);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_communicate (SpawnProcess *self, GBytes *stdin_buf,
+                                    GCancellable *cancellable, GBytes **stdout_buf,
+                                    GBytes **stderr_buf, GError **error);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_communicate_async (SpawnProcess *self, GBytes *stdin_buf,
+                                      GCancellable *cancellable,
+                                      GAsyncReadyCallback callback,
+                                      gpointer user_data);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_communicate_finish (SpawnProcess *self, GAsyncResult *result,
+                                           GBytes **stdout_buf, GBytes **stderr_buf,
+                                           GError **error);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_communicate_utf8 (SpawnProcess *self, const char *stdin_buf,
+                                         GCancellable *cancellable, char **stdout_buf,
+                                         char **stderr_buf, GError **error);
+SPAWN_AVAILABLE_IN_0_2
+void spawn_process_communicate_utf8_async (SpawnProcess *self, const char *stdin_buf,
+                                           GCancellable *cancellable,
+                                           GAsyncReadyCallback callback,
+                                           gpointer user_data);
+SPAWN_AVAILABLE_IN_0_2
+gboolean spawn_process_communicate_utf8_finish (SpawnProcess *self,
+                                                GAsyncResult *result,
+                                                char **stdout_buf, char **stderr_buf,
+                                                GError **error);
 
 G_END_DECLS

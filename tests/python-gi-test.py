@@ -7,7 +7,7 @@ spawn_async_fd() child is watched, properties notify, the enums and the
 finished signal's boxed SpawnExitInfo come through.
 
     python-gi-test.py LIBDIR [TYPELIBDIR]
-        (LIBDIR holds libspawn-1.so.0, TYPELIBDIR Spawn-1.typelib; by default LIBDIR)
+        (LIBDIR holds libspawn-1.so.N, TYPELIBDIR Spawn-1.typelib; by default LIBDIR)
 
 TAP on stdout. Run by tests/python-gi-test, which skips without Python's gi.
 """
