@@ -2,6 +2,7 @@
  * gversionmacros.h
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
  *
  * Every public function is declared with the macro of the release that
  * added it (SPAWN_AVAILABLE_IN_0_2), or, once deprecated, of the release
