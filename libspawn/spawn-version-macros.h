@@ -42,6 +42,8 @@
 
 /* The first release with these macros and with the soname libspawn-1.so.1. */
 #define SPAWN_VERSION_0_2 (SPAWN_ENCODE_VERSION (0, 2))
+/* Additions to 0.2's API; the soname stays libspawn-1.so.1. */
+#define SPAWN_VERSION_0_3 (SPAWN_ENCODE_VERSION (0, 3))
 
 /* The version of the headers being compiled against. */
 #define SPAWN_VERSION_CUR_STABLE \
@@ -104,4 +106,18 @@
 # define SPAWN_AVAILABLE_IN_0_2 SPAWN_UNAVAILABLE (0, 2)
 #else
 # define SPAWN_AVAILABLE_IN_0_2 _SPAWN_EXTERN
+#endif
+
+/* 0.3 */
+#if SPAWN_VERSION_MIN_REQUIRED >= SPAWN_VERSION_0_3
+# define SPAWN_DEPRECATED_IN_0_3 SPAWN_DEPRECATED
+# define SPAWN_DEPRECATED_IN_0_3_FOR(f) SPAWN_DEPRECATED_FOR (f)
+#else
+# define SPAWN_DEPRECATED_IN_0_3 _SPAWN_EXTERN
+# define SPAWN_DEPRECATED_IN_0_3_FOR(f) _SPAWN_EXTERN
+#endif
+#if SPAWN_VERSION_MAX_ALLOWED < SPAWN_VERSION_0_3
+# define SPAWN_AVAILABLE_IN_0_3 SPAWN_UNAVAILABLE (0, 3)
+#else
+# define SPAWN_AVAILABLE_IN_0_3 _SPAWN_EXTERN
 #endif
