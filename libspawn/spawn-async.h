@@ -226,6 +226,44 @@ SpawnChild *spawn_async_fd_full (const char           *working_directory,
                                  SpawnChildFlags       child_flags,
                                  GError              **error);
 
+/**
+ * SpawnPipeFlags:
+ * @SPAWN_PIPE_FLAGS_NONE: no pipe: each stream goes where the #GSpawnFlags
+ *   and the fds say
+ * @SPAWN_PIPE_STDIN: a pipe to the child's stdin
+ * @SPAWN_PIPE_STDOUT: a pipe from the child's stdout
+ * @SPAWN_PIPE_STDERR: a pipe from the child's stderr
+ *
+ * Which pipes [func@Spawn.async_fd_with_pipes] makes: the ones a binding
+ * asks for, since it cannot pass %NULL for an out parameter.
+ *
+ * Since: 0.3
+ */
+typedef enum {
+  SPAWN_PIPE_FLAGS_NONE = 0,
+  SPAWN_PIPE_STDIN = 1 << 0,
+  SPAWN_PIPE_STDOUT = 1 << 1,
+  SPAWN_PIPE_STDERR = 1 << 2,
+} SpawnPipeFlags;
+
+SPAWN_AVAILABLE_IN_0_3
+SpawnChild *spawn_async_fd_with_pipes (const char          *working_directory,
+                                       const char * const  *argv,
+                                       const char * const  *envp,
+                                       GSpawnFlags          flags,
+                                       SpawnChildFlags      child_flags,
+                                       SpawnPipeFlags       pipes,
+                                       int                  stdin_fd,
+                                       int                  stdout_fd,
+                                       int                  stderr_fd,
+                                       const int           *source_fds,
+                                       const int           *target_fds,
+                                       gsize                n_fds,
+                                       int                 *stdin_pipe_out,
+                                       int                 *stdout_pipe_out,
+                                       int                 *stderr_pipe_out,
+                                       GError             **error);
+
 SPAWN_AVAILABLE_IN_0_2
 SpawnChild  *spawn_child_ref (SpawnChild *child);
 SPAWN_AVAILABLE_IN_0_2

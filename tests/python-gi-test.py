@@ -97,11 +97,14 @@ def _():
                       Spawn.ProcessState.NOT_RUNNING], states
 
 
-@case("spawn_async_fd() and a child watch: the exit status reaches the callback")
+@case("spawn_async_fd_with_pipes() and a child watch: the exit status reaches the callback")
 def _():
-    child, _in, _out, _err = Spawn.async_fd(None, ["sh", "-c", "exit 5"], None,
-                                            GLib.SpawnFlags.SEARCH_PATH, None, None,
-                                            -1, -1, -1, None, None)
+    child, _in, _out, _err = Spawn.async_fd_with_pipes(None, ["sh", "-c", "exit 5"], None,
+                                                       GLib.SpawnFlags.SEARCH_PATH,
+                                                       Spawn.ChildFlags.FLAGS_NONE,
+                                                       Spawn.PipeFlags.FLAGS_NONE,
+                                                       -1, -1, -1, None, None)
+    assert (_in, _out, _err) == (-1, -1, -1), (_in, _out, _err)
     assert child.get_pid() > 0
     check_backend(child.get_backend())
     loop = GLib.MainLoop()
