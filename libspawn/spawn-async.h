@@ -287,6 +287,29 @@ SPAWN_AVAILABLE_IN_0_2
 gboolean     spawn_child_wait_finish (SpawnChild *child, GAsyncResult *result,
                                       SpawnExitInfo *info, GError **error);
 
+/**
+ * SpawnChildHandle:
+ *
+ * A #GObject that holds a #SpawnChild: the source object of
+ * [method@Spawn.Child.wait_async]'s result, so that a callback can finish
+ * the wait from the source object it is given, as GIO's callbacks do
+ * (`src.wait_finish (res)` in Python and JavaScript).  A #SpawnChild is a
+ * boxed type, and a #GTask's source object must be a #GObject.
+ *
+ * Since: 0.3
+ */
+#define SPAWN_TYPE_CHILD_HANDLE (spawn_child_handle_get_type ())
+/* The macro's first declaration is spawn_child_handle_get_type()'s. */
+SPAWN_AVAILABLE_IN_0_3
+G_DECLARE_FINAL_TYPE (SpawnChildHandle, spawn_child_handle, SPAWN, CHILD_HANDLE, GObject)
+
+SPAWN_AVAILABLE_IN_0_3
+SpawnChild *spawn_child_handle_get_child (SpawnChildHandle *self);
+SPAWN_AVAILABLE_IN_0_3
+gboolean    spawn_child_handle_wait_finish (SpawnChildHandle *self,
+                                            GAsyncResult *result,
+                                            SpawnExitInfo *info, GError **error);
+
 SPAWN_AVAILABLE_IN_0_2
 GSource *spawn_child_watch_source_new (SpawnChild *child);
 SPAWN_AVAILABLE_IN_0_2
