@@ -6,7 +6,7 @@
 Runs each COMMAND (a shell command line) with a Spawn.Process, all at once,
 collecting their output with communicate_utf8_async() under one
 GLib.MainLoop, and prints how each ended. Then starts `sleep 0.2` with the
-lower-level Spawn.async_fd() and waits for it with a child watch.
+lower-level Spawn.async_fd_with_pipes() and waits for it with a child watch.
 
     $ GI_TYPELIB_PATH=build/libspawn LD_LIBRARY_PATH=build/libspawn \\
         /usr/bin/python3 examples/spawn-gi.py 'echo hello' 'exit 3' 'kill -TERM $$'
@@ -73,8 +73,12 @@ def main(commands):
             print("    err| %s" % line)
 
     # The lower level: a SpawnChild and a watch on its descriptor.
-    child, _, _, _ = Spawn.async_fd(None, ["sleep", "0.2"], None, GLib.SpawnFlags.SEARCH_PATH,
-                                    None, None, -1, -1, -1, None, None)
+    # No pipes asked for, so none made: the three fds returned are -1.
+    child, _, _, _ = Spawn.async_fd_with_pipes(None, ["sleep", "0.2"], None,
+                                               GLib.SpawnFlags.SEARCH_PATH,
+                                               Spawn.ChildFlags.FLAGS_NONE,
+                                               Spawn.PipeFlags.FLAGS_NONE,
+                                               -1, -1, -1, None, None)
     ended = []
 
     def watch(c, info, error):
@@ -84,7 +88,7 @@ def main(commands):
     child.watch_add(watch)
     loop.run()
     kind, status, cpu = ended[0]
-    print("spawn_async_fd: pid %d (%s backend) ended: %s %d, %d us of CPU"
+    print("spawn_async_fd_with_pipes: pid %d (%s backend) ended: %s %d, %d us of CPU"
           % (child.get_pid(), Spawn.backend_to_string(child.get_backend()),
              kind.value_nick, status, cpu))
     return 0 if ok else 1

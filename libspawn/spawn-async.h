@@ -226,6 +226,44 @@ SpawnChild *spawn_async_fd_full (const char           *working_directory,
                                  SpawnChildFlags       child_flags,
                                  GError              **error);
 
+/**
+ * SpawnPipeFlags:
+ * @SPAWN_PIPE_FLAGS_NONE: no pipe: each stream goes where the #GSpawnFlags
+ *   and the fds say
+ * @SPAWN_PIPE_STDIN: a pipe to the child's stdin
+ * @SPAWN_PIPE_STDOUT: a pipe from the child's stdout
+ * @SPAWN_PIPE_STDERR: a pipe from the child's stderr
+ *
+ * Which pipes [func@Spawn.async_fd_with_pipes] makes: the ones a binding
+ * asks for, since it cannot pass %NULL for an out parameter.
+ *
+ * Since: 0.3
+ */
+typedef enum {
+  SPAWN_PIPE_FLAGS_NONE = 0,
+  SPAWN_PIPE_STDIN = 1 << 0,
+  SPAWN_PIPE_STDOUT = 1 << 1,
+  SPAWN_PIPE_STDERR = 1 << 2,
+} SpawnPipeFlags;
+
+SPAWN_AVAILABLE_IN_0_3
+SpawnChild *spawn_async_fd_with_pipes (const char          *working_directory,
+                                       const char * const  *argv,
+                                       const char * const  *envp,
+                                       GSpawnFlags          flags,
+                                       SpawnChildFlags      child_flags,
+                                       SpawnPipeFlags       pipes,
+                                       int                  stdin_fd,
+                                       int                  stdout_fd,
+                                       int                  stderr_fd,
+                                       const int           *source_fds,
+                                       const int           *target_fds,
+                                       gsize                n_fds,
+                                       int                 *stdin_pipe_out,
+                                       int                 *stdout_pipe_out,
+                                       int                 *stderr_pipe_out,
+                                       GError             **error);
+
 SPAWN_AVAILABLE_IN_0_2
 SpawnChild  *spawn_child_ref (SpawnChild *child);
 SPAWN_AVAILABLE_IN_0_2
@@ -248,6 +286,29 @@ void         spawn_child_wait_async (SpawnChild *child, GCancellable *cancellabl
 SPAWN_AVAILABLE_IN_0_2
 gboolean     spawn_child_wait_finish (SpawnChild *child, GAsyncResult *result,
                                       SpawnExitInfo *info, GError **error);
+
+/**
+ * SpawnChildHandle:
+ *
+ * A #GObject that holds a #SpawnChild: the source object of
+ * [method@Spawn.Child.wait_async]'s result, so that a callback can finish
+ * the wait from the source object it is given, as GIO's callbacks do
+ * (`src.wait_finish (res)` in Python and JavaScript).  A #SpawnChild is a
+ * boxed type, and a #GTask's source object must be a #GObject.
+ *
+ * Since: 0.3
+ */
+#define SPAWN_TYPE_CHILD_HANDLE (spawn_child_handle_get_type ())
+/* The macro's first declaration is spawn_child_handle_get_type()'s. */
+SPAWN_AVAILABLE_IN_0_3
+G_DECLARE_FINAL_TYPE (SpawnChildHandle, spawn_child_handle, SPAWN, CHILD_HANDLE, GObject)
+
+SPAWN_AVAILABLE_IN_0_3
+SpawnChild *spawn_child_handle_get_child (SpawnChildHandle *self);
+SPAWN_AVAILABLE_IN_0_3
+gboolean    spawn_child_handle_wait_finish (SpawnChildHandle *self,
+                                            GAsyncResult *result,
+                                            SpawnExitInfo *info, GError **error);
 
 SPAWN_AVAILABLE_IN_0_2
 GSource *spawn_child_watch_source_new (SpawnChild *child);

@@ -278,7 +278,12 @@ test_child_wait_async (gconstpointer data)
   spawn_child_wait_async (child, NULL, catch_cb, &c);
   g_assert_cmpint (c.calls, ==, 0);
   catch_run (&c);
-  g_assert_null (c.source);
+  /* The source object is a SpawnChildHandle holding @child (bindings
+   * finish through it: src.wait_finish (res)). */
+  g_assert_true (SPAWN_IS_CHILD_HANDLE (c.source));
+  g_assert_true (spawn_child_handle_get_child (SPAWN_CHILD_HANDLE (c.source)) == child);
+  g_assert_true (g_async_result_get_source_object (c.result) == c.source);
+  g_object_unref (c.source);   /* the reference get_source_object() gave */
   g_assert_true (spawn_child_wait_finish (child, c.result, &info, &error));
   g_assert_no_error (error);
   g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
@@ -290,7 +295,10 @@ test_child_wait_async (gconstpointer data)
   g_assert_cmpint (c.calls, ==, 0);
   catch_run (&c);
   memset (&info, 0, sizeof info);
-  g_assert_true (spawn_child_wait_finish (child, c.result, &info, &error));
+  /* The same, finished through the source object. */
+  g_assert_true (spawn_child_handle_wait_finish (SPAWN_CHILD_HANDLE (c.source), c.result,
+                                                 &info, &error));
+  g_assert_no_error (error);
   g_assert_cmpint (info.status, ==, 3);
   catch_clear (&c);
   memset (&info, 0, sizeof info);

@@ -3,8 +3,10 @@
 # SPDX-FileCopyrightText: 2026 The libspawn authors
 """libspawn from Python through PyGObject: the typelib loads, a
 SpawnProcess runs communicate_utf8_async() under a GLib.MainLoop, a
-spawn_async_fd() child is watched, properties notify, the enums and the
-finished signal's boxed SpawnExitInfo come through.
+spawn_async_fd_with_pipes() child is watched (and leaks no fd), properties
+notify, the enums and the finished signal's boxed SpawnExitInfo come
+through, a non-UTF-8 argv element reaches the child, and a wait_async
+callback finishes the wait from its source object.
 
     python-gi-test.py LIBDIR [TYPELIBDIR]
         (LIBDIR holds libspawn-1.so.N, TYPELIBDIR Spawn-1.typelib; by default LIBDIR)
@@ -97,11 +99,14 @@ def _():
                       Spawn.ProcessState.NOT_RUNNING], states
 
 
-@case("spawn_async_fd() and a child watch: the exit status reaches the callback")
+@case("spawn_async_fd_with_pipes() and a child watch: the exit status reaches the callback")
 def _():
-    child, _in, _out, _err = Spawn.async_fd(None, ["sh", "-c", "exit 5"], None,
-                                            GLib.SpawnFlags.SEARCH_PATH, None, None,
-                                            -1, -1, -1, None, None)
+    child, _in, _out, _err = Spawn.async_fd_with_pipes(None, ["sh", "-c", "exit 5"], None,
+                                                       GLib.SpawnFlags.SEARCH_PATH,
+                                                       Spawn.ChildFlags.FLAGS_NONE,
+                                                       Spawn.PipeFlags.FLAGS_NONE,
+                                                       -1, -1, -1, None, None)
+    assert (_in, _out, _err) == (-1, -1, -1), (_in, _out, _err)
     assert child.get_pid() > 0
     check_backend(child.get_backend())
     loop = GLib.MainLoop()
@@ -114,6 +119,90 @@ def _():
     child.watch_add(watch)
     run_loop(loop)
     assert seen == [(child.get_pid(), Spawn.ExitKind.EXITED, 5, None)], seen
+
+
+def fd_count():
+    return len(os.listdir("/proc/self/fd"))
+
+
+# What od(1) prints for the bytes of the argument after the script.
+OD_ARG = ["/bin/sh", "-c", 'printf %s "$1" | od -An -tx1', "sh"]
+
+
+@case("a non-UTF-8 argv element (type filename): bytes and a surrogate-escaped str reach the child as 0xff")
+def _():
+    # As for Gio.Subprocess: PyGObject passes a filename as bytes as they
+    # are, and a str through os.fsencode() (surrogateescape).
+    for arg in (b"caf\xff", "caf\udcff"):
+        proc = Spawn.Process.new(OD_ARG + [arg])
+        assert proc.get_argv()[-1] == "caf\udcff", proc.get_argv()
+        assert proc.start()
+        ok, out, err = proc.communicate_utf8(None, None)
+        assert ok and out.split() == ["63", "61", "66", "ff"], (arg, out, err)
+        assert proc.get_exit_code() == 0
+    # The same through the argv property and the working directory.
+    proc = Spawn.Process()
+    proc.props.argv = OD_ARG + [b"\xfe"]
+    proc.set_working_directory(b"/\xff-no-such-dir")
+    assert proc.get_working_directory() == "/\udcff-no-such-dir"
+    proc.set_working_directory(None)
+    assert proc.start()
+    ok, out, _err = proc.communicate_utf8(None, None)
+    assert out.split() == ["fe"], out
+    # An environment variable whose value is not UTF-8.
+    proc = Spawn.Process.new(["/bin/sh", "-c", 'printf %s "$V" | od -An -tx1'])
+    proc.setenv("V", b"\xfd")
+    assert proc.getenv("V") == "\udcfd"
+    assert proc.start()
+    ok, out, _err = proc.communicate_utf8(None, None)
+    assert out.split() == ["fd"], out
+
+
+@case("spawn_async_fd_with_pipes(): no pipe asked for, no fd; one asked for, one fd; child_setup is not reachable")
+def _():
+    assert not hasattr(Spawn, "async_fd") and not hasattr(Spawn, "async_fd_full")
+    assert not hasattr(Spawn.Process, "set_child_setup")
+    before = fd_count()
+    child, i, o, e = Spawn.async_fd_with_pipes(None, ["true"], None, GLib.SpawnFlags.SEARCH_PATH,
+                                               Spawn.ChildFlags.FLAGS_NONE,
+                                               Spawn.PipeFlags.FLAGS_NONE,
+                                               -1, -1, -1, None, None)
+    assert (i, o, e) == (-1, -1, -1), (i, o, e)
+    ok, info = child.wait(None)
+    assert ok and info.status == 0
+    del child  # the handle's own fd (a pidfd) goes with it
+    assert fd_count() == before, (before, fd_count())
+
+    child, i, o, e = Spawn.async_fd_with_pipes(None, ["echo", "hi"], None, GLib.SpawnFlags.SEARCH_PATH,
+                                               Spawn.ChildFlags.FLAGS_NONE, Spawn.PipeFlags.STDOUT,
+                                               -1, -1, -1, None, None)
+    assert i == -1 and e == -1 and o >= 0, (i, o, e)
+    with os.fdopen(o, "rb") as f:
+        assert f.read() == b"hi\n"
+    ok, info = child.wait(None)
+    assert ok and info.status == 0
+    del child
+    assert fd_count() == before, (before, fd_count())
+
+
+@case("Spawn.Child.wait_async: the callback's source object finishes the wait (src.wait_finish(res))")
+def _():
+    child, *_ = Spawn.async_fd_with_pipes(None, ["sh", "-c", "exit 7"], None, GLib.SpawnFlags.SEARCH_PATH,
+                                          Spawn.ChildFlags.FLAGS_NONE, Spawn.PipeFlags.FLAGS_NONE,
+                                          -1, -1, -1, None, None)
+    loop = GLib.MainLoop()
+    got = {}
+
+    def done(src, res):
+        got["child"] = src.get_child()
+        got["result"] = src.wait_finish(res)
+        loop.quit()
+
+    child.wait_async(None, done)
+    run_loop(loop)
+    ok, info = got["result"]
+    assert ok and info.kind == Spawn.ExitKind.EXITED and info.status == 7, got
+    assert got["child"].get_pid() == child.get_pid()
 
 
 @case("a failed start raises GLib.Error in the SPAWN_ERROR domain (NOENT)")

@@ -563,6 +563,65 @@ test_flag_beats_pipe (gconstpointer data)
 }
 
 static void
+test_with_pipes (gconstpointer data)
+{
+  const char *list_fds[] = { testutil_helper, "list-fds", "stdout", NULL };
+  const char *exit0[] = { testutil_helper, "exit", "0", NULL };
+  const char *missing[] = { "/nonexistent/program", NULL };
+  GError *error = NULL;
+  int in = 12345, out = 12345, err = 12345;
+  SpawnChild *child;
+  Result r;
+  int fds;
+
+  g_test_summary ("spawn_async_fd_with_pipes() makes the pipes asked for and no "
+                  "others (-1 for each of those, and for all on failure), so a "
+                  "binding that asks for none gets no fd");
+  if (!testutil_use_backend (data))
+    return;
+
+  /* stdout only: stdin is /dev/null, stderr ours, as in GLib. */
+  child = spawn_async_fd_with_pipes (NULL, list_fds, NULL, 0, SPAWN_CHILD_FLAGS_NONE,
+                                     SPAWN_PIPE_STDOUT, -1, -1, -1, NULL, NULL, 0,
+                                     &in, &out, &err, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (in, ==, -1);
+  g_assert_cmpint (err, ==, -1);
+  g_assert_cmpint (out, >=, 3);
+  assert_output (child, out, "0\n1\n2\n");
+  spawn_child_unref (child);
+
+  /* None asked for: nothing of ours changes. */
+  fds = testutil_count_fds ();
+  in = out = err = 12345;
+  child = spawn_async_fd_with_pipes (NULL, exit0, NULL, 0, SPAWN_CHILD_FLAGS_NONE,
+                                     SPAWN_PIPE_FLAGS_NONE, -1, -1, -1, NULL, NULL, 0,
+                                     &in, &out, &err, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (in, ==, -1);
+  g_assert_cmpint (out, ==, -1);
+  g_assert_cmpint (err, ==, -1);
+  watch (child, &r);
+  assert_exited (&r, 0);
+  spawn_child_unref (child);   /* and with it the child's own fd */
+  g_assert_cmpint (testutil_count_fds (), ==, fds);
+
+  /* All asked for, the start fails: -1 everywhere, no fd left. */
+  in = out = err = 12345;
+  child = spawn_async_fd_with_pipes (NULL, missing, NULL, 0, SPAWN_CHILD_FLAGS_NONE,
+                                     SPAWN_PIPE_STDIN | SPAWN_PIPE_STDOUT |
+                                     SPAWN_PIPE_STDERR, -1, -1, -1, NULL, NULL, 0,
+                                     &in, &out, &err, &error);
+  g_assert_null (child);
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_clear_error (&error);
+  g_assert_cmpint (in, ==, -1);
+  g_assert_cmpint (out, ==, -1);
+  g_assert_cmpint (err, ==, -1);
+  g_assert_cmpint (testutil_count_fds (), ==, fds);
+}
+
+static void
 test_conflicting_flags (gconstpointer data)
 {
   const char *argv[] = { testutil_helper, "exit", "0", NULL };
@@ -2287,6 +2346,7 @@ main (int argc, char **argv)
     { "exec/path-search-eloop", test_path_search_eloop },
     { "args/invalid-fds", test_invalid_fds },
     { "args/flag-beats-pipe", test_flag_beats_pipe },
+    { "args/with-pipes", test_with_pipes },
     { "args/conflicting-flags", test_conflicting_flags },
     { "child-setup/big-stack", test_child_setup_big_stack },
     { "child-setup/overflow", test_child_setup_overflow },

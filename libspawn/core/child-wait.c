@@ -6,7 +6,9 @@
  * spawn_child_wait() blocks on the child's fd (and a cancellable's);
  * spawn_child_wait_async() is the child watch shaped as a GIO async call.
  * Neither takes the status when cancelled, so the child can be waited for
- * again.
+ * again.  SpawnChildHandle, the GObject that holds a child, is the async
+ * wait's source object (a GTask's source must be a GObject, and a
+ * SpawnChild is boxed): bindings finish the wait through it.
  */
 #include "core-private.h"
 
@@ -81,6 +83,93 @@ spawn_child_wait (SpawnChild *child, SpawnExitInfo *info, GCancellable *cancella
   return TRUE;
 }
 
+struct _SpawnChildHandle {
+  GObject parent_instance;
+  SpawnChild *child;
+};
+
+enum { HANDLE_PROP_CHILD = 1 };
+
+G_DEFINE_FINAL_TYPE (SpawnChildHandle, spawn_child_handle, G_TYPE_OBJECT)
+
+static void
+spawn_child_handle_init (SpawnChildHandle *self G_GNUC_UNUSED)
+{
+}
+
+static void
+spawn_child_handle_finalize (GObject *object)
+{
+  SpawnChildHandle *self = SPAWN_CHILD_HANDLE (object);
+
+  g_clear_pointer (&self->child, spawn_child_unref);
+  G_OBJECT_CLASS (spawn_child_handle_parent_class)->finalize (object);
+}
+
+static void
+spawn_child_handle_get_property (GObject *object, guint prop_id, GValue *value,
+                                 GParamSpec *pspec)
+{
+  SpawnChildHandle *self = SPAWN_CHILD_HANDLE (object);
+
+  if (prop_id == HANDLE_PROP_CHILD)
+    g_value_set_boxed (value, self->child);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static void
+spawn_child_handle_set_property (GObject *object, guint prop_id, const GValue *value,
+                                 GParamSpec *pspec)
+{
+  SpawnChildHandle *self = SPAWN_CHILD_HANDLE (object);
+
+  if (prop_id == HANDLE_PROP_CHILD)
+    self->child = g_value_dup_boxed (value);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
+static void
+spawn_child_handle_class_init (SpawnChildHandleClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = spawn_child_handle_finalize;
+  object_class->get_property = spawn_child_handle_get_property;
+  object_class->set_property = spawn_child_handle_set_property;
+
+  /**
+   * SpawnChildHandle:child: (getter get_child)
+   *
+   * The child this handle holds.
+   *
+   * Since: 0.3
+   */
+  g_object_class_install_property (object_class, HANDLE_PROP_CHILD,
+    g_param_spec_boxed ("child", NULL, NULL, SPAWN_TYPE_CHILD,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY |
+                        G_PARAM_STATIC_STRINGS));
+}
+
+/**
+ * spawn_child_handle_get_child:
+ * @self: a handle
+ *
+ * The child @self holds.
+ *
+ * Returns: (transfer none) (nullable): the child, or %NULL for a handle
+ *   made without one
+ *
+ * Since: 0.3
+ */
+SpawnChild *
+spawn_child_handle_get_child (SpawnChildHandle *self)
+{
+  g_return_val_if_fail (SPAWN_IS_CHILD_HANDLE (self), NULL);
+  return self->child;
+}
+
 /* spawn_child_wait_async(): a child watch and, with a cancellable, a
  * cancellable source, both on the task's context; whichever dispatches
  * first destroys the other and returns the task.  Both run in the one
@@ -146,7 +235,10 @@ child_wait_cancelled (GCancellable *cancellable G_GNUC_UNUSED, gpointer data)
  * Waits for @child without blocking: @callback runs in the thread-default
  * main context of the caller, where [method@Spawn.Child.wait_finish] gives the
  * result.  This is [method@Spawn.Child.watch_add] shaped as a GIO async call; it
- * holds a reference on @child until then.  Cancelling does not signal the
+ * holds a reference on @child until then.  The result's source object
+ * (the first argument of @callback) is a new #SpawnChildHandle holding
+ * @child, whose [method@Spawn.ChildHandle.wait_finish] finishes the wait
+ * too: the form bindings use (`src.wait_finish (res)`).  Cancelling does not signal the
  * child: the callback gets %G_IO_ERROR_CANCELLED and @child can be waited
  * for again.
  */
@@ -154,6 +246,7 @@ void
 spawn_child_wait_async (SpawnChild *child, GCancellable *cancellable,
                         GAsyncReadyCallback callback, gpointer user_data)
 {
+  SpawnChildHandle *handle;
   GMainContext *context;
   ChildWait *w;
   GTask *task;
@@ -161,7 +254,9 @@ spawn_child_wait_async (SpawnChild *child, GCancellable *cancellable,
   g_return_if_fail (child != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (NULL, cancellable, callback, user_data);
+  handle = g_object_new (SPAWN_TYPE_CHILD_HANDLE, "child", child, NULL);
+  task = g_task_new (handle, cancellable, callback, user_data);
+  g_object_unref (handle);
   g_task_set_source_tag (task, spawn_child_wait_async);
   g_task_set_name (task, "spawn_child_wait_async");
   w = g_new0 (ChildWait, 1);
@@ -206,7 +301,7 @@ spawn_child_wait_finish (SpawnChild *child, GAsyncResult *result, SpawnExitInfo 
   ChildWait *w;
 
   g_return_val_if_fail (child != NULL, FALSE);
-  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
+  g_return_val_if_fail (G_IS_TASK (result), FALSE);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == spawn_child_wait_async,
                         FALSE);
   w = g_task_get_task_data (G_TASK (result));
@@ -220,3 +315,33 @@ spawn_child_wait_finish (SpawnChild *child, GAsyncResult *result, SpawnExitInfo 
   return TRUE;
 }
 
+/**
+ * spawn_child_handle_wait_finish:
+ * @self: the source object the callback of [method@Spawn.Child.wait_async]
+ *   got
+ * @result: the #GAsyncResult the callback got
+ * @info: (out caller-allocates) (optional): how it ended
+ * @error: return location for a #GError
+ *
+ * Finishes [method@Spawn.Child.wait_async] as
+ * [method@Spawn.Child.wait_finish] does, from the result's source object:
+ *
+ * ```python
+ * def done (src, res):
+ *     ok, info = src.wait_finish (res)
+ * child.wait_async (None, done)
+ * ```
+ *
+ * Returns: %TRUE with @info filled, or %FALSE with %G_IO_ERROR_CANCELLED
+ *   or %SPAWN_ERROR_STATUS_LOST
+ *
+ * Since: 0.3
+ */
+gboolean
+spawn_child_handle_wait_finish (SpawnChildHandle *self, GAsyncResult *result,
+                                SpawnExitInfo *info, GError **error)
+{
+  g_return_val_if_fail (SPAWN_IS_CHILD_HANDLE (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return spawn_child_wait_finish (self->child, result, info, error);
+}

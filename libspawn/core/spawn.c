@@ -317,13 +317,13 @@ spawn_pipe_out (int *pipe_out, gboolean elsewhere)
 }
 
 /**
- * spawn_async_fd:
- * @working_directory: (nullable): the child's working directory, or %NULL
- *   for ours
- * @argv: (array zero-terminated=1): the program and its arguments;
- *   non-empty
- * @envp: (array zero-terminated=1) (nullable): the child's environment, or
- *   %NULL for ours
+ * spawn_async_fd: (skip)
+ * @working_directory: (type filename) (nullable): the child's working
+ *   directory, or %NULL for ours
+ * @argv: (array zero-terminated=1) (element-type filename): the program and
+ *   its arguments; non-empty
+ * @envp: (array zero-terminated=1) (element-type filename) (nullable): the
+ *   child's environment, or %NULL for ours
  * @flags: #GSpawnFlags: %G_SPAWN_SEARCH_PATH, %G_SPAWN_SEARCH_PATH_FROM_ENVP,
  *   %G_SPAWN_FILE_AND_ARGV_ZERO, %G_SPAWN_LEAVE_DESCRIPTORS_OPEN,
  *   %G_SPAWN_STDOUT_TO_DEV_NULL, %G_SPAWN_STDERR_TO_DEV_NULL,
@@ -365,6 +365,13 @@ spawn_pipe_out (int *pipe_out, gboolean elsewhere)
  * Thread-safe.  The child is started with CLONE_VM | CLONE_VFORK, so the
  * cost does not grow with the size of the parent.
  *
+ * Not for bindings (skipped in the introspection data; since 0.3): no
+ * function of an interpreted language is async-signal-safe, so none can be
+ * a @child_setup, and a binding cannot pass %NULL for an out parameter, so
+ * it would always get three pipes.  Bindings call
+ * [func@Spawn.async_fd_with_pipes], which has no @child_setup and makes only
+ * the pipes asked for.
+ *
  * Returns: (transfer full) (nullable): the child, or %NULL with @error set
  */
 SpawnChild *
@@ -393,10 +400,12 @@ spawn_async_fd (const char          *working_directory,
 }
 
 /**
- * spawn_async_fd_full:
- * @working_directory: (nullable): as for [func@Spawn.async_fd]
- * @argv: (array zero-terminated=1): as for [func@Spawn.async_fd]
- * @envp: (array zero-terminated=1) (nullable): as for [func@Spawn.async_fd]
+ * spawn_async_fd_full: (skip)
+ * @working_directory: (type filename) (nullable): as for [func@Spawn.async_fd]
+ * @argv: (array zero-terminated=1) (element-type filename): as for
+ *   [func@Spawn.async_fd]
+ * @envp: (array zero-terminated=1) (element-type filename) (nullable): as
+ *   for [func@Spawn.async_fd]
  * @flags: as for [func@Spawn.async_fd]
  * @child_setup: (scope call) (nullable): as for [func@Spawn.async_fd]
  * @user_data: (closure child_setup): data for @child_setup
@@ -425,6 +434,9 @@ spawn_async_fd (const char          *working_directory,
  * file-capabilities program loses that setting at exec and survives the
  * application.  Descendants of the child are never killed.  See
  * docs/api.md.
+ *
+ * Not for bindings, as [func@Spawn.async_fd]: they pass @child_flags to
+ * [func@Spawn.async_fd_with_pipes].
  *
  * Returns: (transfer full) (nullable): the child, or %NULL with @error set
  */
@@ -508,4 +520,103 @@ out:
   spawn_plan_clear (&plan);
   errno = saved_errno;
   return child;
+}
+
+/**
+ * spawn_async_fd_with_pipes:
+ * @working_directory: (type filename) (nullable): as for [func@Spawn.async_fd]
+ * @argv: (array zero-terminated=1) (element-type filename): as for
+ *   [func@Spawn.async_fd]
+ * @envp: (array zero-terminated=1) (element-type filename) (nullable): as
+ *   for [func@Spawn.async_fd]
+ * @flags: as for [func@Spawn.async_fd]
+ * @child_flags: as for [func@Spawn.async_fd_full]
+ * @pipes: the pipes to make: %SPAWN_PIPE_STDIN, %SPAWN_PIPE_STDOUT,
+ *   %SPAWN_PIPE_STDERR, any of them or none
+ * @stdin_fd: fd to become the child's stdin, or -1; not with
+ *   %SPAWN_PIPE_STDIN
+ * @stdout_fd: fd to become the child's stdout, or -1; not with
+ *   %SPAWN_PIPE_STDOUT
+ * @stderr_fd: fd to become the child's stderr, or -1; not with
+ *   %SPAWN_PIPE_STDERR
+ * @source_fds: (array length=n_fds) (nullable): as for [func@Spawn.async_fd]
+ * @target_fds: (array length=n_fds) (nullable): as for [func@Spawn.async_fd]
+ * @n_fds: length of @source_fds and @target_fds
+ * @stdin_pipe_out: (out) (optional): our (write) end of the stdin pipe, or
+ *   -1 where none was made
+ * @stdout_pipe_out: (out) (optional): our (read) end of the stdout pipe, or
+ *   -1
+ * @stderr_pipe_out: (out) (optional): our (read) end of the stderr pipe, or
+ *   -1
+ * @error: return location for a #GError
+ *
+ * Starts a program as [func@Spawn.async_fd_full] does, with the pipes
+ * @pipes names and no others, and without a child_setup: the form of
+ * [func@Spawn.async_fd] for bindings.
+ *
+ * A binding always passes somewhere to put an out parameter (PyGObject
+ * and GJS cannot pass %NULL), so through [func@Spawn.async_fd] it would
+ * always get three pipes and could never give a @stdout_fd.  Here a pipe
+ * is made only when @pipes asks for it, and each out parameter is -1
+ * otherwise (and on failure).  A stream without a pipe goes where @flags and the fds say:
+ * with neither, stdin reads /dev/null and stdout and stderr are ours, as
+ * for [func@GLib.spawn_async_with_pipes_and_fds] with %NULL pipe
+ * pointers.  A pipe asked for together with a flag that sends the same
+ * stream elsewhere (%G_SPAWN_STDOUT_TO_DEV_NULL...) is not made, as in
+ * [func@Spawn.async_fd].  The fds returned belong to the caller, who
+ * closes them (from Python, `os.close()`, or a stream that takes them:
+ * `Gio.UnixInputStream.new (fd, True)`).
+ *
+ * From Python:
+ *
+ * ```python
+ * child, _, out, _ = Spawn.async_fd_with_pipes (
+ *     None, ["echo", "hi"], None, GLib.SpawnFlags.SEARCH_PATH,
+ *     Spawn.ChildFlags.NONE, Spawn.PipeFlags.STDOUT, -1, -1, -1, None, None)
+ * with os.fdopen (out, "rb") as f:
+ *     print (f.read ())
+ * ```
+ *
+ * Returns: (transfer full) (nullable): the child, or %NULL with @error set
+ *
+ * Since: 0.3
+ */
+SpawnChild *
+spawn_async_fd_with_pipes (const char          *working_directory,
+                           const char * const  *argv,
+                           const char * const  *envp,
+                           GSpawnFlags          flags,
+                           SpawnChildFlags      child_flags,
+                           SpawnPipeFlags       pipes,
+                           int                  stdin_fd,
+                           int                  stdout_fd,
+                           int                  stderr_fd,
+                           const int           *source_fds,
+                           const int           *target_fds,
+                           gsize                n_fds,
+                           int                 *stdin_pipe_out,
+                           int                 *stdout_pipe_out,
+                           int                 *stderr_pipe_out,
+                           GError             **error)
+{
+  static const SpawnPipeFlags bits[3] = { SPAWN_PIPE_STDIN, SPAWN_PIPE_STDOUT,
+                                          SPAWN_PIPE_STDERR };
+  int *outs[3] = { stdin_pipe_out, stdout_pipe_out, stderr_pipe_out };
+  int *asked[3];
+  int i;
+
+  g_return_val_if_fail ((pipes & ~(SPAWN_PIPE_STDIN | SPAWN_PIPE_STDOUT |
+                                   SPAWN_PIPE_STDERR)) == 0, NULL);
+  for (i = 0; i < 3; i++)
+    {
+      /* A pipe nobody can be given is a caller bug, not "no pipe". */
+      g_return_val_if_fail (!(pipes & bits[i]) || outs[i] != NULL, NULL);
+      if (outs[i] != NULL)
+        *outs[i] = -1;
+      asked[i] = (pipes & bits[i]) ? outs[i] : NULL;
+    }
+  return spawn_async_fd_full (working_directory, argv, envp, flags, NULL, NULL,
+                              stdin_fd, stdout_fd, stderr_fd, source_fds,
+                              target_fds, n_fds, asked[0], asked[1], asked[2],
+                              child_flags, error);
 }

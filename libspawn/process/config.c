@@ -31,9 +31,9 @@ config_set_mode (SpawnProcess *self, SpawnProcessChannel channel, SpawnChannelMo
 /**
  * spawn_process_set_argv:
  * @self: a process
- * @argv: (array zero-terminated=1) (nullable): the program (searched in
- *   PATH unless it contains a slash) and its arguments; %NULL or empty for
- *   none
+ * @argv: (array zero-terminated=1) (element-type filename) (nullable): the
+ *   program (searched in PATH unless it contains a slash) and its
+ *   arguments; %NULL or empty for none
  *
  * Like QProcess::setProgram() and setArguments() in one.  Without a
  * program, as QProcess without one, [method@Spawn.Process.start] fails with
@@ -58,7 +58,8 @@ spawn_process_set_argv (SpawnProcess *self, const char * const *argv)
  * The program and its arguments, as [ctor@Spawn.Process.new] or
  * [method@Spawn.Process.set_argv] set them.
  *
- * Returns: (transfer none) (array zero-terminated=1) (nullable): the argv
+ * Returns: (transfer none) (array zero-terminated=1) (element-type filename)
+ *   (nullable): the argv
  */
 const char * const *
 spawn_process_get_argv (SpawnProcess *self)
@@ -70,7 +71,7 @@ spawn_process_get_argv (SpawnProcess *self)
 /**
  * spawn_process_set_working_directory:
  * @self: a process
- * @path: (nullable): where the program starts, or %NULL for ours
+ * @path: (type filename) (nullable): where the program starts, or %NULL for ours
  *
  * Sets the directory the program starts in, for the following starts.
  */
@@ -127,8 +128,8 @@ config_dedupe_environment (const char * const *envp)
 /**
  * spawn_process_set_environment:
  * @self: a process
- * @envp: (array zero-terminated=1) (nullable): the whole environment, or
- *   %NULL for ours as it is at start time
+ * @envp: (array zero-terminated=1) (element-type filename) (nullable): the
+ *   whole environment, or %NULL for ours as it is at start time
  *
  * Replaces the environment, and forgets earlier [method@Spawn.Process.setenv]
  * and [method@Spawn.Process.unsetenv] calls.  A name given twice gets its later
@@ -147,8 +148,8 @@ spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
 /**
  * spawn_process_setenv:
  * @self: a process
- * @name: a variable name, without '='
- * @value: its value
+ * @name: (type filename): a variable name, without '='
+ * @value: (type filename): its value
  *
  * Sets a variable on top of the environment (ours, or the one set with
  * [method@Spawn.Process.set_environment]).
@@ -166,7 +167,7 @@ spawn_process_setenv (SpawnProcess *self, const char *name, const char *value)
 /**
  * spawn_process_unsetenv:
  * @self: a process
- * @name: a variable name, without '='
+ * @name: (type filename): a variable name, without '='
  *
  * Removes a variable from the environment the program gets.
  */
@@ -228,7 +229,8 @@ spawn_process_get_channel_mode (SpawnProcess *self, SpawnProcessChannel channel)
  * spawn_process_set_channel_file:
  * @self: a process
  * @channel: which one
- * @path: the file: read for stdin; created if need be for stdout and stderr
+ * @path: (type filename): the file: read for stdin; created if need be for
+ *   stdout and stderr
  * @append: for stdout and stderr: append instead of truncating
  *
  * Redirects @channel to a file (mode %SPAWN_CHANNEL_FILE), opened at
@@ -312,7 +314,7 @@ spawn_process_take_fd (SpawnProcess *self, int source_fd, int target_fd)
 }
 
 /**
- * spawn_process_set_child_setup:
+ * spawn_process_set_child_setup: (skip)
  * @self: a process
  * @child_setup: (scope notified) (closure user_data) (destroy destroy) (nullable):
  *   called in the child just before exec, or %NULL for none
@@ -326,6 +328,10 @@ spawn_process_take_fd (SpawnProcess *self, int source_fd, int target_fd)
  * [method@Gio.SubprocessLauncher.set_child_setup], whose child runs after fork()
  * in a copy of our memory.  With [method@Spawn.Process.start_detached] it runs
  * after the child's setsid().
+ *
+ * Not for bindings (skipped in the introspection data): no function of an
+ * interpreted language is async-signal-safe.  Do what a child_setup would
+ * do in a wrapper program the process runs instead.
  */
 void
 spawn_process_set_child_setup (SpawnProcess *self, GSpawnChildSetupFunc child_setup,
@@ -511,7 +517,8 @@ _spawn_process_build_environment (SpawnProcess *self)
  * and [method@Spawn.Process.unsetenv] changes applied, as
  * QProcess::processEnvironment() (GSubprocessLauncher has no getter).
  *
- * Returns: (transfer full) (array zero-terminated=1): a new array
+ * Returns: (transfer full) (array zero-terminated=1) (element-type filename):
+ *   a new array
  */
 char **
 spawn_process_get_environment (SpawnProcess *self)
@@ -526,12 +533,13 @@ spawn_process_get_environment (SpawnProcess *self)
 /**
  * spawn_process_getenv:
  * @self: a process
- * @name: a variable name
+ * @name: (type filename): a variable name
  *
  * Like [method@Gio.SubprocessLauncher.getenv]: one variable of
  * [method@Spawn.Process.get_environment].
  *
- * Returns: (transfer full) (nullable): its value, or %NULL if unset
+ * Returns: (transfer full) (nullable) (type filename): its value, or %NULL
+ *   if unset
  */
 char *
 spawn_process_getenv (SpawnProcess *self, const char *name)
@@ -550,8 +558,8 @@ spawn_process_getenv (SpawnProcess *self, const char *name)
  *
  * The directory the program starts in.
  *
- * Returns: (nullable): what [method@Spawn.Process.set_working_directory] set;
- *   %NULL means ours
+ * Returns: (nullable) (type filename): what
+ *   [method@Spawn.Process.set_working_directory] set; %NULL means ours
  */
 const char *
 spawn_process_get_working_directory (SpawnProcess *self)

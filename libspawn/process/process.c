@@ -29,8 +29,9 @@ G_DEFINE_QUARK (spawn-process-error-quark, spawn_process_error)
 
 /**
  * spawn_process_new:
- * @argv: (array zero-terminated=1) (nullable): the program (searched in
- *   PATH) and its arguments, or %NULL to set them later
+ * @argv: (array zero-terminated=1) (element-type filename) (nullable): the
+ *   program (searched in PATH) and its arguments, or %NULL to set them
+ *   later
  *
  * Creates a process object for @argv. Nothing runs until
  * [method@Spawn.Process.start].
@@ -188,13 +189,13 @@ spawn_process_class_init (SpawnProcessClass *klass)
   object_class->set_property = spawn_process_set_property;
 
   /**
-   * SpawnProcess:argv: (setter set_argv) (getter get_argv)
+   * SpawnProcess:argv: (setter set_argv) (getter get_argv) (type GStrv<filename>)
    *
    * The program and its arguments: spawn_process_set_argv().
    */
   props[PROP_ARGV] = g_param_spec_boxed ("argv", NULL, NULL, G_TYPE_STRV, rw);
   /**
-   * SpawnProcess:working-directory: (setter set_working_directory) (getter get_working_directory)
+   * SpawnProcess:working-directory: (setter set_working_directory) (getter get_working_directory) (type filename)
    *
    * Where the program starts, %NULL for ours.
    */

@@ -314,8 +314,8 @@ spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms,
 
 /**
  * spawn_process_execute:
- * @argv: (array zero-terminated=1): the program (searched in PATH) and its
- *   arguments
+ * @argv: (array zero-terminated=1) (element-type filename): the program
+ *   (searched in PATH) and its arguments
  * @timeout_ms: how long it may run, or -1
  * @stdout_out: (out) (optional): what it wrote to stdout; %NULL: stdout is
  *   forwarded to ours
