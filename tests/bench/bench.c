@@ -992,6 +992,38 @@ watch_twin (gsize k)
   return find_contender (twin);
 }
 
+/* Sections 6 and 7: each contender that has a twin (watch_twin(),
+ * series_twin()) against it, as ratios of medians from the same rounds;
+ * nothing, not even the heading, when no contender has one. */
+static void
+print_twin_ratios (const char *heading, int (*twin) (gsize k))
+{
+  gboolean header = FALSE;
+  gsize k;
+
+  for (k = 0; k < n_contenders; k++)
+    {
+      Results *r = &results[k], *t;
+      int w = twin (k);
+
+      if (w < 0)
+        continue;
+      t = &results[w];
+      if (!header)
+        {
+          printf ("\n%s\n", heading);
+          printf ("%-41s %10s %10s %10s %10s\n", "contender", "seq small", "seq large",
+                  "1000 conc", "latency");
+          header = TRUE;
+        }
+      printf ("%-41s %10.3f %10.3f %10.3f %10.3f\n", contenders[k].name,
+              ratio (median (r->seq[0]), median (t->seq[0])),
+              ratio (median (r->seq[1]), median (t->seq[1])),
+              ratio (median (r->conc[1]), median (t->conc[1])),
+              ratio (median (r->latency), median (t->latency)));
+    }
+}
+
 static void
 print_table (const char *kernel)
 {
@@ -1090,57 +1122,10 @@ print_table (const char *kernel)
     }
 
   if (results[0].seq[0]->len > 0 || results[0].latency->len > 0)
-    {
-      gboolean header = FALSE;
-
-      for (k = 0; k < n_contenders; k++)
-        {
-          Results *r = &results[k];
-          int w = watch_twin (k);
-
-          if (w < 0)
-            continue;
-          if (!header)
-            {
-              printf ("\n6. spawn_child_wait_async() against spawn_child_watch_add(), same\n"
-                      "   backend, same run: ratio of medians (1.00 = no overhead)\n");
-              printf ("%-41s %10s %10s %10s %10s\n", "contender", "seq small", "seq large",
-                      "1000 conc", "latency");
-              header = TRUE;
-            }
-          printf ("%-41s %10.3f %10.3f %10.3f %10.3f\n", contenders[k].name,
-                  ratio (median (r->seq[0]), median (results[w].seq[0])),
-                  ratio (median (r->seq[1]), median (results[w].seq[1])),
-                  ratio (median (r->conc[1]), median (results[w].conc[1])),
-                  ratio (median (r->latency), median (results[w].latency)));
-        }
-    }
-
-  {
-    gboolean header = FALSE;
-
-    for (k = 0; k < n_contenders; k++)
-      {
-        Results *r = &results[k];
-        int t = series_twin (k);
-
-        if (t < 0)
-          continue;
-        if (!header)
-          {
-            printf ("\n7. GLib + series against stock GLib, same interleaved rounds:\n"
-                    "   ratio of medians (below 1.00 = the series is faster)\n");
-            printf ("%-41s %10s %10s %10s %10s\n", "contender", "seq small", "seq large",
-                    "1000 conc", "latency");
-            header = TRUE;
-          }
-        printf ("%-41s %10.3f %10.3f %10.3f %10.3f\n", contenders[k].name,
-                ratio (median (r->seq[0]), other_median (t, seq, 0)),
-                ratio (median (r->seq[1]), other_median (t, seq, 1)),
-                ratio (median (r->conc[1]), other_median (t, conc, 1)),
-                ratio (median (r->latency), t < 0 ? NAN : median (results[t].latency)));
-      }
-  }
+    print_twin_ratios ("6. spawn_child_wait_async() against spawn_child_watch_add(), same\n"
+                       "   backend, same run: ratio of medians (1.00 = no overhead)", watch_twin);
+  print_twin_ratios ("7. GLib + series against stock GLib, same interleaved rounds:\n"
+                     "   ratio of medians (below 1.00 = the series is faster)", series_twin);
 
   if (targets->len > 0)
     {
@@ -1185,6 +1170,21 @@ json_stats (GString *s, GArray *a)
   json_num (s, percentile (a, 0));
   g_string_append (s, ", \"max\": ");
   json_num (s, percentile (a, 100));
+  g_string_append (s, "}");
+}
+
+/* The JSON of print_twin_ratios(): @r against its twin @t. */
+static void
+json_twin_ratios (GString *s, Results *r, Results *t)
+{
+  g_string_append (s, "{\"seq_small\": ");
+  json_num (s, ratio (median (r->seq[0]), median (t->seq[0])));
+  g_string_append (s, ", \"seq_large\": ");
+  json_num (s, ratio (median (r->seq[1]), median (t->seq[1])));
+  g_string_append (s, ", \"conc_large\": ");
+  json_num (s, ratio (median (r->conc[1]), median (t->conc[1])));
+  g_string_append (s, ", \"latency\": ");
+  json_num (s, ratio (median (r->latency), median (t->latency)));
   g_string_append (s, "}");
 }
 
@@ -1280,32 +1280,14 @@ write_json (const char *path, const char *kernel)
         }
       if (watch_twin (k) >= 0)
         {
-          Results *w = &results[watch_twin (k)];
-
-          g_string_append (s, ",\n     \"over_watch_add\": {\"seq_small\": ");
-          json_num (s, ratio (median (r->seq[0]), median (w->seq[0])));
-          g_string_append (s, ", \"seq_large\": ");
-          json_num (s, ratio (median (r->seq[1]), median (w->seq[1])));
-          g_string_append (s, ", \"conc_large\": ");
-          json_num (s, ratio (median (r->conc[1]), median (w->conc[1])));
-          g_string_append (s, ", \"latency\": ");
-          json_num (s, ratio (median (r->latency), median (w->latency)));
-          g_string_append (s, "}");
+          g_string_append (s, ",\n     \"over_watch_add\": ");
+          json_twin_ratios (s, r, &results[watch_twin (k)]);
         }
       if (series_twin (k) >= 0)
         {
-          int t = series_twin (k);
-
-          g_string_append_printf (s, ",\n     \"series_of\": \"%s\", \"over_stock\": "
-                                  "{\"seq_small\": ", contenders[k].series_of);
-          json_num (s, ratio (median (r->seq[0]), other_median (t, seq, 0)));
-          g_string_append (s, ", \"seq_large\": ");
-          json_num (s, ratio (median (r->seq[1]), other_median (t, seq, 1)));
-          g_string_append (s, ", \"conc_large\": ");
-          json_num (s, ratio (median (r->conc[1]), other_median (t, conc, 1)));
-          g_string_append (s, ", \"latency\": ");
-          json_num (s, ratio (median (r->latency), median (results[t].latency)));
-          g_string_append (s, "}");
+          g_string_append_printf (s, ",\n     \"series_of\": \"%s\", \"over_stock\": ",
+                                  contenders[k].series_of);
+          json_twin_ratios (s, r, &results[series_twin (k)]);
         }
       g_string_append_printf (s, "}%s\n", k + 1 < n_contenders ? "," : "");
     }
