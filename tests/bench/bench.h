@@ -71,7 +71,7 @@ typedef struct {
   gsize n_contenders;
 } BenchRun;
 
-/* Clock: CLOCK_MONOTONIC, or a TSC calibrated against it. */
+/* bench-clock.c: CLOCK_MONOTONIC, or a TSC calibrated against it. */
 gboolean bench_clock_init (const char *clock_opt, const char *calibration, GError **error);
 gint64 bench_now_ns (void);
 gboolean bench_clock_uses_tsc (void);
