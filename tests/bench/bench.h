@@ -79,7 +79,7 @@ gboolean bench_clock_uses_tsc (void);
 gint64 bench_clock_tsc_to_ns (guint64 t);
 char *bench_clock_calibration (void);
 
-/* Units: what a contender calls back, one batch of children, and
+/* bench-units.c: what a contender calls back, one batch of children, and
  * the measurements (units) a scenario or the series helper takes. */
 
 /* Children started and not yet delivered, across the current batch. */
