@@ -102,7 +102,7 @@ int bench_find_contender (const BenchRun *run, const char *name);
 gsize bench_raw_contenders (BenchContender *out, gsize max);
 gsize bench_glib_contenders (BenchContender *out, gsize max);
 
-/* GLib + series, measured in a helper process. */
+/* bench-series.c: GLib + series, measured in a helper process. */
 void bench_series_start (const BenchRun *run, const char *self);
 void bench_series_stop (void);
 /* Whether the helper runs (it is asked for the series contenders' turns). */
