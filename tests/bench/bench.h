@@ -114,7 +114,7 @@ gboolean bench_series_clonefd (void);
 /* What the table and the JSON say about the series rows. */
 char *bench_series_summary (const BenchRun *run);
 
-/* Scenarios: every contender, interleaved. */
+/* bench-scenarios.c: every contender, interleaved. */
 void bench_scenario_warm_up (BenchRun *run);
 void bench_scenario_seq (BenchRun *run);
 void bench_scenario_concurrent (BenchRun *run);
