@@ -120,7 +120,7 @@ void bench_scenario_seq (BenchRun *run);
 void bench_scenario_concurrent (BenchRun *run);
 void bench_scenario_latency (BenchRun *run);
 
-/* Memory: a fresh process per contender. */
+/* bench-memory.c: a fresh process per contender. */
 void bench_memory_scenario (BenchRun *run, const char *self);
 int bench_memory_child_main (BenchRun *run, const char *name);
 
