@@ -124,7 +124,7 @@ void bench_scenario_latency (BenchRun *run);
 void bench_memory_scenario (BenchRun *run, const char *self);
 int bench_memory_child_main (BenchRun *run, const char *name);
 
-/* Report: the table, the JSON, and the targets they show. */
+/* bench-report.c: the table, the JSON, and the targets they show. */
 void bench_report_compute_targets (const BenchRun *run);
 void bench_report_print_table (const BenchRun *run, const char *kernel);
 void bench_report_write_json (const BenchRun *run, const char *path, const char *kernel);
