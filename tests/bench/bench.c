@@ -25,7 +25,7 @@
  * rows run in a helper: a copy of this program started once, under
  * LD_LIBRARY_PATH=LIBDIR, that takes one measurement at a time over a pipe
  * ("seq NAME N", "conc NAME N MS", "lat NAME", "big MIB SEED", ...).  The
- * scenarios below ask it at the series contenders' turns in the same
+ * scenarios ask it at the series contenders' turns in the same
  * rotated rounds as every other contender, so stock and series GLib are
  * interleaved and their ratio holds as the others do.  The helper times
  * with the clock this process calibrated, and holds its own touched 1 GiB
@@ -35,24 +35,26 @@
  * Prints a table; --json FILE writes every figure and ratio.  It reports,
  * it never fails on a number: the exit status is 0 unless something
  * could not be measured at all.
+ *
+ * This file parses the options, assembles the contenders and runs the
+ * scenarios in order.  The rest, in the order of a run:
+ *
+ *   contenders-glib.c, contenders-raw.c  the ways of starting a child
+ *   bench-clock.c      the clock (CLOCK_MONOTONIC, or a calibrated TSC)
+ *   bench-units.c      one timed batch of one contender; bench_exited()
+ *   bench-series.c     the GLib + series helper, both ends of its pipe
+ *   bench-scenarios.c  seq, concurrent, latency: rotated rounds
+ *   bench-memory.c     memory: a fresh copy of this program per contender
+ *   bench-report.c     the table, the JSON and the targets
  */
 #include "bench.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <glib/gstdio.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #define SERIES_SUFFIX " (GLib + series)"
 
@@ -82,8 +84,6 @@ want_scenario (const char *name)
   list = g_strsplit (scenarios_opt, ",", -1);
   return g_strv_contains ((const char * const *) list, name);
 }
-
-/* --- main ------------------------------------------------------------- */
 
 static void
 rm_tmpdir (void)

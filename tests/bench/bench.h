@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  * SPDX-FileCopyrightText: 2026 The libspawn authors
  */
-/* bench.h - what the benchmark's scenarios and its contenders share
+/* bench.h - what the benchmark's files share (bench.c lists them)
  *
  * A contender is one way of starting a child and learning that it ended:
  * start() launches argv and arranges for bench_exited (slot) to be called
@@ -24,8 +24,8 @@ struct _BenchContender {
   const char *name;
   const char *family;  /* "libspawn", "SpawnProcess", "glib", "raw" */
   int backend;         /* a SpawnBackend for libspawn families, else -1 */
-  /* Measured in the series helper (bench.c, "GLib + series"): the name of
-   * the contender it runs there; NULL for contenders measured here. */
+  /* Measured in the series helper (bench-series.c): the name of the
+   * contender it runs there; NULL for contenders measured here. */
   const char *series_of;
   /* Before a batch of starts (chooses the libspawn backend). */
   void (*setup) (BenchContender *c);
