@@ -7,7 +7,7 @@
  * /dev/null, stdout and stderr really ours); communicate() over
  * SPAWN_CHANNEL_STREAM channels, as GSubprocess's reads its pipes, and the
  * calls that read a buffer a stream channel does not have; the read buffer
- * size (QIODevice::setReadBufferSize()), which stops reading a pipe
+ * size (QAbstractSocket::setReadBufferSize()), which stops reading a pipe
  * rather than let our memory grow, except for communicate().
  * Every case runs once per backend (/spawn/flags/<backend>/...).
  */

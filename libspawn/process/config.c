@@ -491,9 +491,9 @@ spawn_process_get_kill_on_close (SpawnProcess *self)
  * @size: the most bytes buffered per output channel before reading
  *   stops, or 0 (the default) for no limit
  *
- * QIODevice::setReadBufferSize()'s meaning: once a %SPAWN_CHANNEL_PIPE
- * stdout or stderr holds @size unread bytes, its pipe is not read any
- * more, so that a program that writes faster than the application reads
+ * QAbstractSocket::setReadBufferSize()'s meaning (QProcess has no such
+ * limit): once a %SPAWN_CHANNEL_PIPE stdout or stderr holds @size unread
+ * bytes, its pipe is not read any more, so that a program that writes faster than the application reads
  * blocks in write() instead of our memory growing; reading goes on when
  * the application takes output ([method@Spawn.Process.read_all],
  * [method@Spawn.Process.read_line]).  Applies at once, also to a running

@@ -11,7 +11,8 @@
  * every emission), channel.c (pipes and buffers), status.c (what a run
  * says: state, PID, exit), wait.c (the blocking waits and execute()),
  * waiters.c (the list of GIO waits for a run's end), async.c (the GIO
- * waits and communicate()).  What they share is in process-private.h.
+ * waits and communicate()), subprocess.c (GSubprocessFlags and
+ * spawn_process_newv()).  What they share is in process-private.h.
  */
 #include "process-private.h"
 
@@ -238,7 +239,7 @@ spawn_process_class_init (SpawnProcessClass *klass)
    * SpawnProcess:read-buffer-size: (setter set_read_buffer_size) (getter get_read_buffer_size)
    *
    * The most bytes buffered per output channel before reading stops
-   * (QIODevice::setReadBufferSize()); 0 for no limit.
+   * (QAbstractSocket::setReadBufferSize()); 0 for no limit.
    *
    * Since: 0.3
    */

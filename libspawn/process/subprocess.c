@@ -188,9 +188,9 @@ spawn_process_newv (const char * const *argv, GSubprocessFlags flags, GError **e
  * @argv0: the program
  * @...: its arguments, then %NULL
  *
- * [ctor@Spawn.Process.newv] with the arguments in a list, as
- * g_subprocess_new() is g_subprocess_newv()'s; for C (bindings call
- * [ctor@Spawn.Process.newv]).
+ * Starts a process as [ctor@Spawn.Process.newv] does, with the arguments
+ * in a list, as g_subprocess_new() is g_subprocess_newv() with a list;
+ * for C (bindings call [ctor@Spawn.Process.newv]).
  *
  * Returns: (transfer full) (nullable): a running process, or %NULL with
  *   @error set
