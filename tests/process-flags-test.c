@@ -680,14 +680,21 @@ test_read_buffer_bounded (gconstpointer data)
   proc = spawn_process_new (argv);
   spawn_process_set_read_buffer_size (proc, LIMIT);
   testutil_start_ok (proc);
-  for (i = 0; i < 20; i++)
+  /* It fills up to the limit, not beyond... */
+  while (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT) < LIMIT)
     {
-      if (!spawn_process_wait_for_ready_read (proc, 20, NULL, &error))
-        {
-          g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
-          g_clear_error (&error);
-        }
+      g_assert_true (spawn_process_wait_for_ready_read (proc, WAIT_MS, NULL, &error));
+      g_assert_no_error (error);
       g_assert_cmpuint (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT), <=,
+                        LIMIT);
+    }
+  /* ... and stays there: the waits find nothing more to read. */
+  for (i = 0; i < 5; i++)
+    {
+      g_assert_false (spawn_process_wait_for_ready_read (proc, 20, NULL, &error));
+      g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT);
+      g_clear_error (&error);
+      g_assert_cmpuint (spawn_process_get_bytes_available (proc, SPAWN_PROCESS_STDOUT), ==,
                         LIMIT);
     }
   pump (200);
