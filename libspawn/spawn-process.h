@@ -169,6 +169,16 @@ G_DECLARE_FINAL_TYPE (SpawnProcess, spawn_process, SPAWN, PROCESS, GObject)
 
 SPAWN_AVAILABLE_IN_0_2
 SpawnProcess *spawn_process_new (const char * const *argv);
+/* GSubprocess-style: started at once, GSubprocessFlags' meaning
+ * (subprocess.c) */
+SPAWN_AVAILABLE_IN_0_3
+SpawnProcess *spawn_process_newv (const char * const *argv, GSubprocessFlags flags,
+                                  GError **error);
+SPAWN_AVAILABLE_IN_0_3
+SpawnProcess *spawn_process_new_with_flags (GSubprocessFlags flags, GError **error,
+                                            const char *argv0, ...) G_GNUC_NULL_TERMINATED;
+SPAWN_AVAILABLE_IN_0_3
+void spawn_process_set_subprocess_flags (SpawnProcess *self, GSubprocessFlags flags);
 
 /* Configuration: only while not running; takes effect at the next start. */
 SPAWN_AVAILABLE_IN_0_2
@@ -223,6 +233,10 @@ SPAWN_AVAILABLE_IN_0_2
 void spawn_process_set_kill_on_close (SpawnProcess *self, gboolean kill_on_close);
 SPAWN_AVAILABLE_IN_0_2
 gboolean spawn_process_get_kill_on_close (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_3
+void spawn_process_set_read_buffer_size (SpawnProcess *self, gsize size);
+SPAWN_AVAILABLE_IN_0_3
+gsize spawn_process_get_read_buffer_size (SpawnProcess *self);
 
 /* Running */
 SPAWN_AVAILABLE_IN_0_2

@@ -249,6 +249,20 @@ def _():
     assert Spawn.ChannelMode.STREAM != Spawn.ChannelMode.PIPE
 
 
+@case("Process.newv with Gio.SubprocessFlags: communicate_utf8 reads the pipes; kill() on the ended process does not raise")
+def _():
+    from gi.repository import Gio
+    proc = Spawn.Process.newv(["sh", "-c", "cat; echo err >&2"],
+                              Gio.SubprocessFlags.STDIN_PIPE | Gio.SubprocessFlags.STDOUT_PIPE |
+                              Gio.SubprocessFlags.STDERR_PIPE)
+    ok, out, err = proc.communicate_utf8("in", None)
+    assert ok and out == "in" and err == "err\n", (ok, out, err)
+    assert proc.get_successful()
+    assert proc.kill()    # force_exit() on an ended process: nothing, no error
+    proc.props.read_buffer_size = 4096
+    assert proc.get_read_buffer_size() == 4096
+
+
 print("# typelib %s" % repo.get_typelib_path("Spawn"))
 for i, (ok, name, why) in enumerate(results, 1):
     print("%s %d %s%s" % ("ok" if ok else "not ok", i, name, "" if ok else ": " + why))

@@ -121,17 +121,32 @@ spawn_process_wait_check_finish (SpawnProcess *self, GAsyncResult *result, GErro
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-/* Which of @self's channels are pipes of ours that communicate() reads. */
-static void
-async_note_pipes (SpawnProcess *self, SpawnProcessWaiter *w)
+/* Takes the pipes of %SPAWN_CHANNEL_STREAM channels back from their
+ * streams, as GSubprocess's communicate() reads and closes its pipes,
+ * and notes which channels are pipes of ours that communicate() reads. */
+static gboolean
+async_take_pipes (SpawnProcess *self, SpawnProcessWaiter *w, GError **error)
 {
   int i;
 
   for (i = 0; i < 3; i++)
-    w->pipes[i] = self->modes[i] == SPAWN_CHANNEL_PIPE;
+    if (!_spawn_process_adopt_stream (self, i, error))
+      return FALSE;
+  for (i = 0; i < 3; i++)
+    w->pipes[i] = _spawn_process_channel_buffered (self, i);
+  return TRUE;
 }
 
 /* communicate() */
+
+/* Whether communicate() may have input to write: stdin is a pipe, ours
+ * or a stream's (GSubprocess: %G_SUBPROCESS_FLAGS_STDIN_PIPE). */
+static gboolean
+async_stdin_is_pipe (SpawnProcess *self)
+{
+  return self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_PIPE ||
+         self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_STREAM;
+}
 
 /* Whether a communicate() of @run has not returned yet. */
 static gboolean
@@ -167,7 +182,6 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
   GError *local_error = NULL;
 
   w->capture = TRUE;
-  async_note_pipes (self, w);
   w->write_errors = self->write_errors;
   w->run = _spawn_process_waiter_run (self, &ended);
   /* Two calls would split the output between them: GIO's answer. */
@@ -197,6 +211,8 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
                                "The process has ended: its input cannot be written");
           return BEGIN_FAILED;
         }
+      if (!async_take_pipes (self, w, error))
+        return BEGIN_FAILED;
       _spawn_process_waiter_fill (self, w);
       return BEGIN_DONE;
     }
@@ -206,11 +222,17 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
                            "The process is ending: its input cannot be written");
       return BEGIN_FAILED;
     }
+  if (!async_take_pipes (self, w, error))
+    return BEGIN_FAILED;
 
   /* With the list's reference on the task, if there is one. */
   if (async)
     g_object_ref (w->task);
   self->waiters = g_list_append (self->waiters, w);
+  /* Collecting until the end: the read buffer size no longer holds
+   * back a full channel (the process could not end otherwise). */
+  _spawn_process_watch_output (self, SPAWN_PROCESS_STDOUT);
+  _spawn_process_watch_output (self, SPAWN_PROCESS_STDERR);
   if (len > 0 &&
       !spawn_process_write (self, g_bytes_get_data (stdin_buf, NULL), len, &local_error))
     {
@@ -255,10 +277,11 @@ communicate_result (SpawnProcessWaiter *w, GBytes **stdout_buf, GBytes **stderr_
  * spawn_process_communicate:
  * @self: a running process
  * @stdin_buf: (nullable): input for the process; it must be a
- *   %SPAWN_CHANNEL_PIPE stdin unless this is %NULL
+ *   %SPAWN_CHANNEL_PIPE or %SPAWN_CHANNEL_STREAM stdin unless this is %NULL
  * @cancellable: (nullable): a #GCancellable
  * @stdout_buf: (out) (optional) (nullable) (transfer full): what it wrote to
- *   stdout, or %NULL if stdout is not a pipe of ours
+ *   stdout, or %NULL if stdout is not a pipe (%SPAWN_CHANNEL_PIPE or
+ *   %SPAWN_CHANNEL_STREAM)
  * @stderr_buf: (out) (optional) (nullable) (transfer full): the same for
  *   stderr (%NULL when merged into stdout)
  * @error: return location for a #GError
@@ -276,12 +299,23 @@ communicate_result (SpawnProcessWaiter *w, GBytes **stdout_buf, GBytes **stderr_
  * fails with %G_IO_ERROR_PENDING, as GIO's calls do, instead of sharing
  * the output out between them.
  *
+ * A %SPAWN_CHANNEL_STREAM channel is read (or, for stdin, written) as
+ * GSubprocess's communicate() uses its pipes: the pipe is taken back from
+ * its stream, which is closed, and buffered like a %SPAWN_CHANNEL_PIPE
+ * for the rest of the run (its "ready-read-*" signal included); what the
+ * caller already read from the stream is not returned again.  A stream
+ * with an operation pending fails the call with %G_IO_ERROR_PENDING.
+ * While a communicate() runs, the read buffer size
+ * ([method@Spawn.Process.set_read_buffer_size]) does not apply: it
+ * collects everything, as the process could not end otherwise.
+ *
  * Cancelling leaves the process running, its input queued and its output
  * buffered: a later communicate() with %NULL input, or the usual calls,
  * get the rest.
  *
  * Returns: %TRUE once the process has ended, whatever its status;
- *   %FALSE with %G_IO_ERROR_CANCELLED, %G_IO_ERROR_PENDING,
+ *   %FALSE with %G_IO_ERROR_CANCELLED, %G_IO_ERROR_PENDING (another
+ *   communicate(), or a stream's operation),
  *   %SPAWN_PROCESS_ERROR_NOT_RUNNING, %SPAWN_PROCESS_ERROR_WRITE_ERROR (the stdin channel was closed, or
  *   the process did not read all its input: reported once it has ended;
  *   the output then stays buffered), or the errors of
@@ -296,7 +330,7 @@ spawn_process_communicate (SpawnProcess *self, GBytes *stdin_buf, GCancellable *
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
   g_return_val_if_fail (stdin_buf == NULL ||
-                          self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_PIPE, FALSE);
+                          async_stdin_is_pipe (self), FALSE);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -387,7 +421,7 @@ spawn_process_communicate_async (SpawnProcess *self, GBytes *stdin_buf,
                                  gpointer user_data)
 {
   g_return_if_fail (SPAWN_IS_PROCESS (self));
-  g_return_if_fail (stdin_buf == NULL || self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_PIPE);
+  g_return_if_fail (stdin_buf == NULL || async_stdin_is_pipe (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
   async_communicate (self, stdin_buf, spawn_process_communicate_async, cancellable, callback,
                      user_data);
@@ -509,7 +543,7 @@ spawn_process_communicate_utf8 (SpawnProcess *self, const char *stdin_buf,
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
   g_return_val_if_fail (stdin_buf == NULL ||
-                          self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_PIPE, FALSE);
+                          async_stdin_is_pipe (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (stdout_buf != NULL)
@@ -545,7 +579,7 @@ spawn_process_communicate_utf8_async (SpawnProcess *self, const char *stdin_buf,
   g_autoptr (GBytes) in = NULL;
 
   g_return_if_fail (SPAWN_IS_PROCESS (self));
-  g_return_if_fail (stdin_buf == NULL || self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_PIPE);
+  g_return_if_fail (stdin_buf == NULL || async_stdin_is_pipe (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
   in = async_string_bytes (stdin_buf);
   async_communicate (self, in, spawn_process_communicate_utf8_async, cancellable, callback,

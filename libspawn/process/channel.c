@@ -15,6 +15,9 @@
 #include "process-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -64,6 +67,7 @@ _spawn_process_reset_channel (Channel *c)
   g_byte_array_set_size (c->data, 0);
   c->pos = 0;
   c->eof = FALSE;
+  c->adopted = FALSE;
 }
 
 void
@@ -123,10 +127,11 @@ channel_output_stream (SpawnProcess *self, SpawnProcessChannel i)
  *
  * The program's stdout as a stream, when the channel's mode is
  * %SPAWN_CHANNEL_STREAM, as [method@Gio.Subprocess.get_stdout_pipe]: nothing of it
- * is buffered, "ready-read-stdout" is not emitted and communicate() gives
- * %NULL for it; read it yourself (it stays readable after the end).  A
- * stderr in %SPAWN_CHANNEL_MERGE mode comes through it too.  A new stream
- * at each start.
+ * is buffered and "ready-read-stdout" is not emitted; read it yourself
+ * (it stays readable after the end).  [method@Spawn.Process.communicate]
+ * reads it as GSubprocess's does: it takes the pipe back and closes the
+ * stream.  A stderr in %SPAWN_CHANNEL_MERGE mode comes through it too.  A
+ * new stream at each start.
  *
  * Returns: (transfer none) (nullable): the stream, or %NULL before the
  *   first start or in another mode
@@ -238,6 +243,62 @@ _spawn_process_write_stdin (SpawnProcess *self)
 
 /* Output */
 
+/* Whether a communicate() of the running run still collects: it
+ * returns only at the end, so the read buffer size must not stop the
+ * child before that (it would never end). */
+static gboolean
+channel_collecting (SpawnProcess *self)
+{
+  GList *l;
+
+  for (l = self->waiters; l != NULL; l = l->next)
+    {
+      const SpawnProcessWaiter *w = l->data;
+
+      if (w->capture && !w->ended && w->run == self->run)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* How much channel @i may read now: READ_CHUNK, or less up to the read
+ * buffer size. */
+static gsize
+channel_room (SpawnProcess *self, SpawnProcessChannel i)
+{
+  gsize pending = _spawn_process_pending (&self->channels[i]);
+
+  if (self->read_buffer_size == 0 || channel_collecting (self))
+    return READ_CHUNK;
+  return pending >= self->read_buffer_size
+    ? 0 : MIN (READ_CHUNK, self->read_buffer_size - pending);
+}
+
+gboolean
+_spawn_process_output_full (SpawnProcess *self, SpawnProcessChannel i)
+{
+  return channel_room (self, i) == 0;
+}
+
+void
+_spawn_process_watch_output (SpawnProcess *self, SpawnProcessChannel i)
+{
+  Channel *c = &self->channels[i];
+  gboolean want = c->fd >= 0 && !_spawn_process_output_full (self, i);
+
+  if (self->source == NULL)
+    return;
+  /* Out of the source rather than polled for nothing: a pipe whose
+   * writers are gone keeps POLLHUP raised, whatever the events asked. */
+  if (want && c->tag == NULL)
+    c->tag = g_source_add_unix_fd (self->source, c->fd, G_IO_IN);
+  else if (!want && c->tag != NULL)
+    {
+      g_source_remove_unix_fd (self->source, c->tag);
+      c->tag = NULL;
+    }
+}
+
 gboolean
 _spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean drain,
                              int *errnum)
@@ -249,12 +310,17 @@ _spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean
   for (rounds = 0; c->fd >= 0 && rounds < (drain ? READS_AFTER_END : READS_PER_DISPATCH);
        rounds++)
     {
+      /* At the end everything is read: the pipe holds at most its
+       * capacity once the process is gone. */
+      gsize room = drain ? READ_CHUNK : channel_room (self, i);
       guint len = c->data->len;
       ssize_t n;
 
-      g_byte_array_set_size (c->data, len + READ_CHUNK);
+      if (room == 0)
+        break;
+      g_byte_array_set_size (c->data, len + room);
       do
-        n = read (c->fd, c->data->data + len, READ_CHUNK);
+        n = read (c->fd, c->data->data + len, room);
       while (n < 0 && errno == EINTR);
       g_byte_array_set_size (c->data, len + MAX (n, 0));
       if (n > 0)
@@ -273,9 +339,106 @@ _spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean
       c->eof = TRUE;
       _spawn_process_close_channel (self, i);
     }
+  if (!drain)
+    _spawn_process_watch_output (self, i);
   if (got)
     self->read_count++;
   return got;
+}
+
+gboolean
+_spawn_process_channel_buffered (SpawnProcess *self, SpawnProcessChannel i)
+{
+  return self->modes[i] == SPAWN_CHANNEL_PIPE ||
+         (self->modes[i] == SPAWN_CHANNEL_STREAM && self->channels[i].adopted);
+}
+
+/* What is left in the pipe @fd of a process that has ended, into @c's
+ * buffer (bounded, as after any end: a grandchild may keep writing). */
+static void
+channel_read_rest (Channel *c, int fd)
+{
+  int rounds;
+
+  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
+  for (rounds = 0; rounds < READS_AFTER_END; rounds++)
+    {
+      guint len = c->data->len;
+      ssize_t n;
+
+      g_byte_array_set_size (c->data, len + READ_CHUNK);
+      do
+        n = read (fd, c->data->data + len, READ_CHUNK);
+      while (n < 0 && errno == EINTR);
+      g_byte_array_set_size (c->data, len + MAX (n, 0));
+      if (n <= 0)
+        break;
+    }
+  c->eof = TRUE;
+}
+
+gboolean
+_spawn_process_adopt_stream (SpawnProcess *self, SpawnProcessChannel i, GError **error)
+{
+  static const char * const names[] = { "stdin", "stdout", "stderr" };
+  Channel *c = &self->channels[i];
+  gboolean closed, pending;
+  int fd;
+
+  if (self->modes[i] != SPAWN_CHANNEL_STREAM || c->stream == NULL || c->adopted)
+    return TRUE;
+  if (i == SPAWN_PROCESS_STDIN)
+    {
+      closed = g_output_stream_is_closed (G_OUTPUT_STREAM (c->stream));
+      pending = g_output_stream_has_pending (G_OUTPUT_STREAM (c->stream));
+    }
+  else
+    {
+      closed = g_input_stream_is_closed (G_INPUT_STREAM (c->stream));
+      pending = g_input_stream_has_pending (G_INPUT_STREAM (c->stream));
+    }
+  if (pending)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PENDING,
+                   "Cannot communicate with “%s”: its %s stream has an operation pending",
+                   self->argv != NULL ? self->argv[0] : "", names[i]);
+      return FALSE;
+    }
+  c->adopted = TRUE;
+  if (closed)
+    {
+      /* The caller closed it: nothing more comes through it. */
+      c->eof = TRUE;
+      return TRUE;
+    }
+  /* The descriptor becomes ours; the stream is closed without it. */
+  if (i == SPAWN_PROCESS_STDIN)
+    {
+      fd = g_unix_output_stream_get_fd (G_UNIX_OUTPUT_STREAM (c->stream));
+      g_unix_output_stream_set_close_fd (G_UNIX_OUTPUT_STREAM (c->stream), FALSE);
+      g_output_stream_close (G_OUTPUT_STREAM (c->stream), NULL, NULL);
+    }
+  else
+    {
+      fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (c->stream));
+      g_unix_input_stream_set_close_fd (G_UNIX_INPUT_STREAM (c->stream), FALSE);
+      g_input_stream_close (G_INPUT_STREAM (c->stream), NULL, NULL);
+    }
+  if (self->state != SPAWN_PROCESS_RUNNING || self->source == NULL)
+    {
+      /* Ended: its output is what is left in the pipe; input is moot. */
+      if (i != SPAWN_PROCESS_STDIN)
+        channel_read_rest (c, fd);
+      close (fd);
+      return TRUE;
+    }
+  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
+  c->fd = fd;
+  if (i == SPAWN_PROCESS_STDIN)
+    channel_watch_stdin (self);
+  else
+    _spawn_process_watch_output (self, i);
+  return TRUE;
 }
 
 /* Reading */
@@ -296,6 +459,10 @@ channel_output (SpawnProcess *self, SpawnProcessChannel channel)
  *
  * How much output of @channel is buffered, to be read with
  * [method@Spawn.Process.read_all] or [method@Spawn.Process.read_line].
+ * Only a %SPAWN_CHANNEL_PIPE channel is buffered: in any other mode,
+ * %SPAWN_CHANNEL_STREAM included, this and the calls that read the buffer
+ * find nothing (read the stream of [method@Spawn.Process.get_stdout_pipe]
+ * instead, or call [method@Spawn.Process.communicate]).
  *
  * Returns: how many bytes of @channel are buffered
  */
@@ -312,7 +479,10 @@ spawn_process_get_bytes_available (SpawnProcess *self, SpawnProcessChannel chann
  * @self: a process
  * @channel: %SPAWN_PROCESS_STDOUT or %SPAWN_PROCESS_STDERR
  *
- * Takes everything buffered for @channel.
+ * Takes everything buffered for @channel (nothing unless it is a
+ * %SPAWN_CHANNEL_PIPE: see [method@Spawn.Process.get_bytes_available]).
+ * With a read buffer size ([method@Spawn.Process.set_read_buffer_size]),
+ * emptying the buffer lets the reading of the pipe go on.
  *
  * Returns: (transfer full): the bytes, maybe none
  */
@@ -327,6 +497,8 @@ spawn_process_read_all (SpawnProcess *self, SpawnProcessChannel channel)
   bytes = g_bytes_new (channel_pending_data (c), _spawn_process_pending (c));
   g_byte_array_set_size (c->data, 0);
   c->pos = 0;
+  /* Room again below the read buffer size: read on. */
+  _spawn_process_watch_output (self, channel);
   return bytes;
 }
 
@@ -390,6 +562,7 @@ spawn_process_read_line (SpawnProcess *self, SpawnProcessChannel channel)
     return NULL;
   line = g_strndup (start, len);
   channel_consume (c, MIN (len + 1, _spawn_process_pending (c)));
+  _spawn_process_watch_output (self, channel);
   return line;
 }
 

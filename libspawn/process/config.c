@@ -491,6 +491,60 @@ spawn_process_get_kill_on_close (SpawnProcess *self)
   return self->kill_on_close;
 }
 
+/**
+ * spawn_process_set_read_buffer_size:
+ * @self: a process
+ * @size: the most bytes buffered per output channel before reading
+ *   stops, or 0 (the default) for no limit
+ *
+ * QAbstractSocket::setReadBufferSize()'s meaning (QProcess has no such
+ * limit): once a %SPAWN_CHANNEL_PIPE stdout or stderr holds @size unread
+ * bytes, its pipe is not read any more, so that a program that writes faster than the application reads
+ * blocks in write() instead of our memory growing; reading goes on when
+ * the application takes output ([method@Spawn.Process.read_all],
+ * [method@Spawn.Process.read_line]).  Applies at once, also to a running
+ * process.
+ *
+ * Two exceptions, so that nothing is lost and no call waits for ever:
+ * while a [method@Spawn.Process.communicate] runs it collects everything
+ * (as QProcess's readAll() returns all), and when the process ends what
+ * is left in its pipes is read (the buffer then holds at most @size plus
+ * a pipe's capacity).  A [method@Spawn.Process.wait_for_finished] on a
+ * process blocked by a full buffer waits until output is taken, as from
+ * a #SpawnProcess::ready-read-stdout handler, which it runs.
+ *
+ * Since: 0.3
+ */
+void
+spawn_process_set_read_buffer_size (SpawnProcess *self, gsize size)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  if (self->read_buffer_size == size)
+    return;
+  self->read_buffer_size = size;
+  _spawn_process_watch_output (self, SPAWN_PROCESS_STDOUT);
+  _spawn_process_watch_output (self, SPAWN_PROCESS_STDERR);
+  g_object_notify (G_OBJECT (self), "read-buffer-size");
+}
+
+/**
+ * spawn_process_get_read_buffer_size:
+ * @self: a process
+ *
+ * The most bytes buffered per output channel before reading stops.
+ *
+ * Returns: what [method@Spawn.Process.set_read_buffer_size] set; 0 for
+ *   no limit
+ *
+ * Since: 0.3
+ */
+gsize
+spawn_process_get_read_buffer_size (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), 0);
+  return self->read_buffer_size;
+}
+
 char **
 _spawn_process_build_environment (SpawnProcess *self)
 {

@@ -3,12 +3,12 @@
  */
 /* process-private.h - what the files of process/ share
  *
- * SpawnProcess is one object in nine files (see the comment at the top of
+ * SpawnProcess is one object in ten files (see the comment at the top of
  * process.c, and of each): the instance struct, the signal and property
  * ids, and the _spawn_process_* functions they call across files;
  * everything else stays static in its file.  The files call each other
- * one way only: async.c and wait.c -> run.c -> launch.c, waiters.c ->
- * channel.c, config.c, status.c (docs/design.md).  Of the core, only
+ * one way only: subprocess.c, async.c and wait.c -> run.c -> launch.c,
+ * waiters.c -> config.c -> channel.c, status.c (docs/design.md).  Of the core, only
  * spawn-core.h.  Not installed.
  */
 #pragma once
@@ -23,8 +23,11 @@ typedef struct {
   gsize pos;              /* bytes of @data already written or read */
   gboolean eof;           /* stdout/stderr: the process closed its end */
   /* SPAWN_CHANNEL_STREAM: our end as a GUnixOutputStream (stdin) or
-   * GUnixInputStream, from the last start; @fd stays -1. */
+   * GUnixInputStream, from the last start; @fd stays -1 until
+   * communicate() takes the pipe back from the stream (@adopted): from
+   * then on, for the rest of the run, it is read and written as a pipe. */
   GObject *stream;
+  gboolean adopted;
 } Channel;
 
 /* The emissions that report a run's end, in order (run_emit_end() in
@@ -61,6 +64,7 @@ struct _SpawnProcess {
   int kill_timeout_ms;
   SpawnDisposePolicy dispose_policy;
   gboolean kill_on_close;
+  gsize read_buffer_size;      /* 0: unlimited */
 
   /* While running */
   SpawnProcessState state;
@@ -192,6 +196,7 @@ enum {
   PROP_KILL_TIMEOUT,
   PROP_DISPOSE_POLICY,
   PROP_KILL_ON_CLOSE,
+  PROP_READ_BUFFER_SIZE,
   PROP_STATE,
   PROP_PID,
   PROP_BACKEND,
@@ -276,6 +281,23 @@ void _spawn_process_close_channel (SpawnProcess *self, SpawnProcessChannel i);
  * stays in the buffer until the next start). */
 gssize _spawn_process_write_stdin (SpawnProcess *self);
 /* Reads channel @i (all of it with @drain); TRUE if data arrived.  A
- * failed read closes the channel and sets *@errnum. */
+ * failed read closes the channel and sets *@errnum.  Without @drain it
+ * stops at the read buffer size (spawn_process_set_read_buffer_size()). */
 gboolean _spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i,
                                       gboolean drain, int *errnum);
+/* Whether output channel @i is not read for now: its buffer holds
+ * read-buffer-size bytes and no communicate() is collecting. */
+gboolean _spawn_process_output_full (SpawnProcess *self, SpawnProcessChannel i);
+/* Watches output channel @i from the source unless it is full, or
+ * stops: after its buffer grew or shrank, or the limit changed. */
+void _spawn_process_watch_output (SpawnProcess *self, SpawnProcessChannel i);
+/* Whether SpawnProcess buffers channel @i: a %SPAWN_CHANNEL_PIPE, or a
+ * %SPAWN_CHANNEL_STREAM that communicate() took back from its stream. */
+gboolean _spawn_process_channel_buffered (SpawnProcess *self, SpawnProcessChannel i);
+/* communicate() on a %SPAWN_CHANNEL_STREAM channel: takes the pipe back
+ * from its stream (which is closed, as GSubprocess's communicate()
+ * closes its pipes) and from now on buffers it as a pipe; on a process
+ * that has ended, reads what is left in it.  FALSE with
+ * %G_IO_ERROR_PENDING if the stream has an operation pending. */
+gboolean _spawn_process_adopt_stream (SpawnProcess *self, SpawnProcessChannel i,
+                                      GError **error);

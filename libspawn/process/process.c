@@ -11,7 +11,8 @@
  * every emission), channel.c (pipes and buffers), status.c (what a run
  * says: state, PID, exit), wait.c (the blocking waits and execute()),
  * waiters.c (the list of GIO waits for a run's end), async.c (the GIO
- * waits and communicate()).  What they share is in process-private.h.
+ * waits and communicate()), subprocess.c (GSubprocessFlags and
+ * spawn_process_newv()).  What they share is in process-private.h.
  */
 #include "process-private.h"
 
@@ -123,6 +124,9 @@ spawn_process_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_KILL_ON_CLOSE:
       g_value_set_boolean (value, self->kill_on_close);
       break;
+    case PROP_READ_BUFFER_SIZE:
+      g_value_set_uint64 (value, self->read_buffer_size);
+      break;
     case PROP_STATE:
       g_value_set_enum (value, self->state);
       break;
@@ -168,6 +172,9 @@ spawn_process_set_property (GObject *object, guint prop_id, const GValue *value,
       break;
     case PROP_KILL_ON_CLOSE:
       spawn_process_set_kill_on_close (self, g_value_get_boolean (value));
+      break;
+    case PROP_READ_BUFFER_SIZE:
+      spawn_process_set_read_buffer_size (self, (gsize) g_value_get_uint64 (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -229,6 +236,16 @@ spawn_process_class_init (SpawnProcessClass *klass)
    * dies (%SPAWN_CHILD_KILL_ON_CLOSE).
    */
   props[PROP_KILL_ON_CLOSE] = g_param_spec_boolean ("kill-on-close", NULL, NULL, FALSE, rw);
+  /**
+   * SpawnProcess:read-buffer-size: (setter set_read_buffer_size) (getter get_read_buffer_size)
+   *
+   * The most bytes buffered per output channel before reading stops
+   * (QAbstractSocket::setReadBufferSize()); 0 for no limit.
+   *
+   * Since: 0.3
+   */
+  props[PROP_READ_BUFFER_SIZE] = g_param_spec_uint64 ("read-buffer-size", NULL, NULL,
+                                                      0, G_MAXSIZE, 0, rw);
   /**
    * SpawnProcess:state: (getter get_state)
    *

@@ -568,14 +568,19 @@ spawn_process_start_detached (SpawnProcess *self, GPid *pid_out, GError **error)
 
 /* Control */
 
+/* @ending: terminate() or kill(), which have nothing to do on a process
+ * that is not running (QProcess's and g_subprocess_force_exit()'s rule);
+ * send_signal() reports NOT_RUNNING there. */
 static gboolean
-run_send_signal (SpawnProcess *self, int signum, GError **error)
+run_send_signal (SpawnProcess *self, int signum, gboolean ending, GError **error)
 {
   GError *local_error = NULL;
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (self->state != SPAWN_PROCESS_RUNNING && ending)
+    return TRUE;
   if (self->state != SPAWN_PROCESS_RUNNING)
     return _spawn_process_fail_not_running (error);
   /* Through the process's fd: never a process that reused the PID. */
@@ -599,33 +604,40 @@ run_send_signal (SpawnProcess *self, int signum, GError **error)
 
 /**
  * spawn_process_terminate:
- * @self: a running process
+ * @self: a process
  * @error: return location for a #GError
  *
  * Sends SIGTERM, through the process's fd where the backend has one, so
  * never to a process that reused the PID.  The end is reported as usual.
+ * On a process that is not running (never started, or ended) it does
+ * nothing and returns %TRUE, as QProcess::terminate() does nothing there.
+ * Since 0.3 (before: %SPAWN_PROCESS_ERROR_NOT_RUNNING).
  *
- * Returns: %TRUE if sent
+ * Returns: %TRUE if sent, or if there was nothing to end
  */
 gboolean
 spawn_process_terminate (SpawnProcess *self, GError **error)
 {
-  return run_send_signal (self, SIGTERM, error);
+  return run_send_signal (self, SIGTERM, TRUE, error);
 }
 
 /**
  * spawn_process_kill:
- * @self: a running process
+ * @self: a process
  * @error: return location for a #GError
  *
- * Sends SIGKILL, as [method@Spawn.Process.terminate] sends SIGTERM.
+ * Sends SIGKILL, as [method@Spawn.Process.terminate] sends SIGTERM.  On a
+ * process that is not running (never started, or ended) it does nothing
+ * and returns %TRUE, as [method@Gio.Subprocess.force_exit] and
+ * QProcess::kill() do nothing there.  Since 0.3 (before:
+ * %SPAWN_PROCESS_ERROR_NOT_RUNNING).
  *
- * Returns: %TRUE if sent
+ * Returns: %TRUE if sent, or if there was nothing to end
  */
 gboolean
 spawn_process_kill (SpawnProcess *self, GError **error)
 {
-  return run_send_signal (self, SIGKILL, error);
+  return run_send_signal (self, SIGKILL, TRUE, error);
 }
 
 /**
@@ -644,7 +656,7 @@ spawn_process_kill (SpawnProcess *self, GError **error)
 gboolean
 spawn_process_send_signal (SpawnProcess *self, int signum, GError **error)
 {
-  return run_send_signal (self, signum, error);
+  return run_send_signal (self, signum, FALSE, error);
 }
 
 

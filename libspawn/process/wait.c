@@ -135,7 +135,8 @@ wait_poll_once (SpawnProcess *self, Wait *w, GError **error)
     {
       Channel *c = &self->channels[i];
 
-      if (c->fd < 0 || (i == SPAWN_PROCESS_STDIN && _spawn_process_pending (c) == 0))
+      if (c->fd < 0 || (i == SPAWN_PROCESS_STDIN && _spawn_process_pending (c) == 0) ||
+          (i != SPAWN_PROCESS_STDIN && _spawn_process_output_full (self, i)))
         continue;
       pfd[n].fd = c->fd;
       pfd[n].events = i == SPAWN_PROCESS_STDIN ? POLLOUT : POLLIN;
@@ -231,9 +232,17 @@ spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms G_GNUC_UNUSED
  * process's descriptors; signals are emitted from here as they would be
  * from the main context.
  *
+ * Only %SPAWN_CHANNEL_PIPE channels are buffered: when neither stdout nor
+ * stderr is one (a %SPAWN_CHANNEL_STREAM is read through its stream, not
+ * here), this fails at once with %SPAWN_PROCESS_ERROR_READ_ERROR.  A
+ * channel whose buffer holds the read buffer size
+ * ([method@Spawn.Process.set_read_buffer_size]) is not read until some of
+ * it is taken.
+ *
  * Returns: %TRUE if there is new output; %FALSE with
  *   %SPAWN_PROCESS_ERROR_TIMED_OUT, or %SPAWN_PROCESS_ERROR_NOT_RUNNING if
- *   it ended without writing more (see [method@Spawn.Process.wait_for_finished]
+ *   it ended without writing more, or %SPAWN_PROCESS_ERROR_READ_ERROR if
+ *   no output channel is buffered (see [method@Spawn.Process.wait_for_finished]
  *   for the other errors)
  */
 gboolean
@@ -243,6 +252,19 @@ spawn_process_wait_for_ready_read (SpawnProcess *self, int timeout_ms,
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* Nothing we read could ever make it return TRUE (QProcess answers
+   * false at once when its read channel is closed). */
+  if (self->state == SPAWN_PROCESS_RUNNING &&
+      !_spawn_process_channel_buffered (self, SPAWN_PROCESS_STDOUT) &&
+      !_spawn_process_channel_buffered (self, SPAWN_PROCESS_STDERR))
+    {
+      g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_READ_ERROR,
+                   "Cannot wait for output of “%s”: neither its stdout nor its stderr "
+                   "is a pipe that the process object reads (a stream, or not a pipe)",
+                   self->argv[0]);
+      return FALSE;
+    }
   return _spawn_process_wait_for (self, WAIT_READY_READ, timeout_ms, cancellable, error);
 }
 
