@@ -134,7 +134,7 @@ spawn_process_set_subprocess_flags (SpawnProcess *self, GSubprocessFlags flags)
 
 /**
  * spawn_process_newv:
- * @argv: (array zero-terminated=1): the program (searched in PATH unless
+ * @argv: (array zero-terminated=1) (element-type filename): the program (searched in PATH unless
  *   it contains a slash) and its arguments
  * @flags: GIO's #GSubprocessFlags, with GSubprocess's meaning: see
  *   [method@Spawn.Process.set_subprocess_flags]
