@@ -261,6 +261,10 @@ def _():
     assert proc.kill()    # force_exit() on an ended process: nothing, no error
     proc.props.read_buffer_size = 4096
     assert proc.get_read_buffer_size() == 4096
+    # argv elements are filenames here too: a non-UTF-8 byte reaches the child.
+    proc = Spawn.Process.newv(OD_ARG + [b"caf\xff"], Gio.SubprocessFlags.STDOUT_PIPE)
+    ok, out, _err = proc.communicate_utf8(None, None)
+    assert ok and out.split() == ["63", "61", "66", "ff"], out
 
 
 print("# typelib %s" % repo.get_typelib_path("Spawn"))
