@@ -128,6 +128,13 @@ typedef enum {
  *   PATH of the environment it gets
  * @SPAWN_PROCESS_FLAGS_INHERIT_FDS: leave our descriptors that are not
  *   close-on-exec open in the program
+ * @SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP: the program leads a process
+ *   group of its own, and terminate, kill, send_signal, the kill timeout
+ *   and the dispose policy signal the whole group.  Since: 0.3
+ * @SPAWN_PROCESS_FLAGS_NEW_SESSION: the program leads a session of its
+ *   own (and so a process group, signalled as with
+ *   %SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP), without a controlling
+ *   terminal.  Since: 0.3
  *
  * How a #SpawnProcess starts its program: see [method@Spawn.Process.set_flags].
  */
@@ -135,6 +142,8 @@ typedef enum {
   SPAWN_PROCESS_FLAGS_NONE = 0,
   SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP = 1 << 0,
   SPAWN_PROCESS_FLAGS_INHERIT_FDS = 1 << 1,
+  SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP = 1 << 2,
+  SPAWN_PROCESS_FLAGS_NEW_SESSION = 1 << 3,
 } SpawnProcessFlags;
 
 /**

@@ -49,6 +49,10 @@ typedef struct {
   /* SPAWN_CHILD_KILL_ON_CLOSE, by the kernel: the backend's start() asks
    * for it (only where its probe_kill_on_close() said yes). */
   gboolean kernel_kill_on_close;
+  /* SPAWN_CHILD_NEW_PROCESS_GROUP: setpgid(0, 0); SPAWN_CHILD_NEW_SESSION:
+   * setsid().  Both before child_setup, which may change them again. */
+  gboolean new_process_group;
+  gboolean new_session;
   /* SPAWN_CHILD_KILL_ON_CLOSE, by PR_SET_PDEATHSIG: the child sets it
    * and reports ESRCH if getppid() is no longer @parent_pid (we died
    * before the prctl).  Only from the pdeathsig thread
@@ -82,6 +86,7 @@ typedef enum {
   SPAWN_EXEC_STEP_AFFINITY,
   SPAWN_EXEC_STEP_NICE,
   SPAWN_EXEC_STEP_KILL_ON_CLOSE,
+  SPAWN_EXEC_STEP_PROCESS_GROUP,
 } SpawnExecStep;
 
 /* exec-child.c: the child's side of every backend, the function it runs

@@ -248,6 +248,12 @@ _spawn_exec_child (void *data)
   if (l->set_nice && setpriority (PRIO_PROCESS, 0, l->nice) < 0 &&
       errno != EACCES && errno != EPERM)
     exec_report (l, SPAWN_EXEC_STEP_NICE, errno);
+  /* setsid() makes a group too; both fail only with EPERM (we already
+   * lead a group or session: impossible for a new child). */
+  if (l->new_session && setsid () < 0)
+    exec_report (l, SPAWN_EXEC_STEP_PROCESS_GROUP, errno);
+  else if (l->new_process_group && !l->new_session && setpgid (0, 0) < 0)
+    exec_report (l, SPAWN_EXEC_STEP_PROCESS_GROUP, errno);
   if (l->child_setup != NULL)
     l->child_setup (l->child_setup_data);
   /* Kill-on-close without the kernel's help: die with the thread that
@@ -292,6 +298,8 @@ _spawn_exec_step_describe (SpawnExecStep step)
       return "Failed to give the caller's nice value to";
     case SPAWN_EXEC_STEP_KILL_ON_CLOSE:
       return "Failed to set up kill-on-close for";
+    case SPAWN_EXEC_STEP_PROCESS_GROUP:
+      return "Failed to start a new process group or session for";
     case SPAWN_EXEC_STEP_EXEC:
     default:
       return "Failed to execute child process";

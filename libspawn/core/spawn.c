@@ -423,8 +423,14 @@ spawn_async_fd (const char          *working_directory,
  * from a thread of the library that never exits (so a spawning thread that
  * ends does not take the child with it); a setuid, setgid or
  * file-capabilities program loses that setting at exec and survives the
- * application.  Descendants of the child are never killed.  See
- * docs/api.md.
+ * application.  Descendants of the child are never killed (a job is
+ * what does that: [method@Spawn.Job.spawn]).  See docs/api.md.
+ *
+ * With %SPAWN_CHILD_NEW_PROCESS_GROUP the child leads a new process
+ * group, with %SPAWN_CHILD_NEW_SESSION a new session (and group): what
+ * GSubprocess users write a child_setup for, and QProcess 6.7 calls
+ * `UnixProcessFlag::CreateNewSession`.  Both are set before
+ * @child_setup runs.
  *
  * Returns: (transfer full) (nullable): the child, or %NULL with @error set
  */
@@ -468,7 +474,9 @@ spawn_async_fd_full (const char          *working_directory,
   g_return_val_if_fail (stdout_pipe_out == NULL || stdout_fd < 0, NULL);
   g_return_val_if_fail (stderr_pipe_out == NULL || stderr_fd < 0, NULL);
   g_return_val_if_fail (n_fds == 0 || (source_fds != NULL && target_fds != NULL), NULL);
-  g_return_val_if_fail ((child_flags & ~SPAWN_CHILD_KILL_ON_CLOSE) == 0, NULL);
+  g_return_val_if_fail ((child_flags & ~(SPAWN_CHILD_KILL_ON_CLOSE |
+                                         SPAWN_CHILD_NEW_PROCESS_GROUP |
+                                         SPAWN_CHILD_NEW_SESSION)) == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   pipe_out[0] = spawn_pipe_out (stdin_pipe_out, flags & INHERITS_OR_NULL_STDIN);
@@ -484,12 +492,15 @@ spawn_async_fd_full (const char          *working_directory,
                    source_fds, target_fds, n_fds);
   plan.report = &report;
   plan.kernel_kill_on_close = (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) && by_kernel == 0;
+  plan.new_process_group = (child_flags & SPAWN_CHILD_NEW_PROCESS_GROUP) != 0;
+  plan.new_session = (child_flags & SPAWN_CHILD_NEW_SESSION) != 0;
   stack = child_stack_new ();
   err = stack == NULL ? -errno : spawn_stdio_open (pipes, pipe_out);
   if (err == 0)
     {
       spawn_stdio_plan (&plan, pipes, fds, flags);
       child = _spawn_child_new (ops, (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) != 0);
+      child->group_leader = plan.new_process_group || plan.new_session;
       err = spawn_start_masked (child, &plan, stack, child->kill_on_close && by_kernel != 0,
                                 error);
     }

@@ -350,13 +350,26 @@ spawn_process_set_child_setup (SpawnProcess *self, GSpawnChildSetupFunc child_se
  * %G_SUBPROCESS_FLAGS_SEARCH_PATH_FROM_ENVP; %SPAWN_PROCESS_FLAGS_INHERIT_FDS
  * leaves our descriptors without close-on-exec open in the program, as
  * %G_SUBPROCESS_FLAGS_INHERIT_FDS.
+ *
+ * %SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP and
+ * %SPAWN_PROCESS_FLAGS_NEW_SESSION start the program in a process group
+ * (or session) of its own, and every signal this object sends
+ * (terminate, kill, send_signal, the kill timeout, the dispose policy) then
+ * goes to the group, while the program, its leader, runs: what a
+ * GSubprocess user writes a child_setup and a kill(-pid) for.  QProcess
+ * 6.7's `UnixProcessFlag::CreateNewSession` starts the session but still
+ * signals the program alone.  A descendant that leaves the group (a
+ * daemon's setsid()) is reached only by a job
+ * ([method@Spawn.Process.set_job]).
  */
 void
 spawn_process_set_flags (SpawnProcess *self, SpawnProcessFlags flags)
 {
   g_return_if_fail (SPAWN_IS_PROCESS (self));
   g_return_if_fail ((flags & ~(SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP |
-                               SPAWN_PROCESS_FLAGS_INHERIT_FDS)) == 0);
+                               SPAWN_PROCESS_FLAGS_INHERIT_FDS |
+                               SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP |
+                               SPAWN_PROCESS_FLAGS_NEW_SESSION)) == 0);
   if (self->flags == flags)
     return;
   self->flags = flags;

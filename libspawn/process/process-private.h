@@ -66,6 +66,7 @@ struct _SpawnProcess {
   SpawnProcessState state;
   SpawnChild *child;
   SpawnBackend backend;        /* of the running or last child */
+  gboolean signal_group;       /* the child leads its own process group */
   GSource *source;
   GMainContext *context;       /* the source's, ours while running */
   gpointer child_tag;
@@ -264,6 +265,10 @@ char **_spawn_process_build_environment (SpawnProcess *self);
 /* spawn_async_fd_full() with the configuration; NULL and @error on
  * failure, with nothing left open. */
 SpawnChild *_spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error);
+/* Sends @signum to what the running child stands for: its process group
+ * with SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP or _NEW_SESSION, else the
+ * child alone. */
+gboolean _spawn_process_signal_child (SpawnProcess *self, int signum, GError **error);
 
 /* channel.c: no signal is emitted here; run.c announces what happened. */
 

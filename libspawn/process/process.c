@@ -55,7 +55,7 @@ spawn_process_dispose (GObject *object)
   SpawnProcess *self = SPAWN_PROCESS (object);
 
   if (self->child != NULL && self->dispose_policy == SPAWN_DISPOSE_KILL)
-    spawn_child_send_signal (self->child, SIGKILL, NULL);
+    _spawn_process_signal_child (self, SIGKILL, NULL);
   /* Leave it running, as long as the application: a reference that the
    * reaper holds until it ends, so that our last one does not kill it. */
   else if (self->child != NULL && self->kill_on_close)
