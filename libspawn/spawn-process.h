@@ -18,6 +18,7 @@
 #include <gio/gio.h>
 
 #include <libspawn/spawn-async.h>
+#include <libspawn/spawn-job.h>
 
 G_BEGIN_DECLS
 
@@ -232,6 +233,10 @@ SPAWN_AVAILABLE_IN_0_2
 void spawn_process_set_kill_on_close (SpawnProcess *self, gboolean kill_on_close);
 SPAWN_AVAILABLE_IN_0_2
 gboolean spawn_process_get_kill_on_close (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_3
+void spawn_process_set_job (SpawnProcess *self, SpawnJob *job);
+SPAWN_AVAILABLE_IN_0_3
+SpawnJob *spawn_process_get_job (SpawnProcess *self);
 
 /* Running */
 SPAWN_AVAILABLE_IN_0_2

@@ -15,6 +15,9 @@
  *   exit-after-tree N  as tree N, but exit 0 after "ready"
  *   busy-tree N MS   N children that each burn MS ms of user CPU; wait for
  *                    them, exit 0 (no "ready")
+ *   busy-orphans N MS  N children that each burn MS ms of user CPU and exit;
+ *                    print their PIDs and "ready" and exit 0 at once, without
+ *                    waiting for them (their CPU time is in no rusage of ours)
  *   hog MIB          allocate and touch MIB MiB, 1 MiB at a time, then
  *                    sleep; "ready" once all is touched
  */
@@ -135,6 +138,24 @@ main (int argc, char **argv)
           }
       while (wait (NULL) > 0)
         ;
+      return 0;
+    }
+  else if (strcmp (mode, "busy-orphans") == 0)
+    {
+      long ms = argc > 3 ? atol (argv[3]) : 100;
+
+      for (i = 0; i < n; i++)
+        {
+          pid_t pid = fork ();
+
+          if (pid == 0)
+            {
+              burn (ms);
+              _exit (0);
+            }
+          printf ("%d\n", (int) pid);
+        }
+      printf ("ready\n");
       return 0;
     }
   else if (strcmp (mode, "hog") == 0)

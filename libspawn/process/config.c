@@ -585,12 +585,54 @@ _spawn_process_init_config (SpawnProcess *self)
     self->channel_fds[i] = -1;
 }
 
+/**
+ * spawn_process_set_job:
+ * @self: a process
+ * @job: (nullable): the job its program and every descendant belong to,
+ *   or %NULL for none
+ *
+ * Starts the program in @job ([method@Spawn.Job.spawn]): the whole tree it
+ * starts is then one unit.  terminate, kill and send_signal signal every
+ * process of the job, the kill timeout and the dispose policy
+ * %SPAWN_DISPOSE_KILL kill it all (also what is left once the program has
+ * ended), and the job tells the tree's CPU time and memory.  Several
+ * processes may share a job; the job's cgroup is removed when the job is
+ * closed or finalized (the process holds a reference while set).
+ * Neither GSubprocess nor QProcess has this: see docs/process.md.
+ *
+ * Since: 0.3
+ */
+void
+spawn_process_set_job (SpawnProcess *self, SpawnJob *job)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (job == NULL || SPAWN_IS_JOB (job));
+  if (g_set_object (&self->job, job))
+    g_object_notify_by_pspec (G_OBJECT (self), _spawn_process_props[PROP_JOB]);
+}
+
+/**
+ * spawn_process_get_job:
+ * @self: a process
+ *
+ * Returns: (transfer none) (nullable): what [method@Spawn.Process.set_job] set
+ *
+ * Since: 0.3
+ */
+SpawnJob *
+spawn_process_get_job (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  return self->job;
+}
+
 void
 _spawn_process_clear_config (SpawnProcess *self)
 {
   guint i;
 
   g_clear_pointer (&self->argv, g_strfreev);
+  g_clear_object (&self->job);
   g_clear_pointer (&self->working_directory, g_free);
   g_clear_pointer (&self->environment, g_strfreev);
   g_clear_pointer (&self->env_changes, g_hash_table_unref);

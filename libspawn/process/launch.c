@@ -258,7 +258,19 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
   if (launch_plumb (self, detached, &p, error))
     {
       env = _spawn_process_build_environment (self);
-      child = spawn_async_fd_full (self->working_directory,
+      /* A detached process leaves its job behind too. */
+      if (self->job != NULL && !detached)
+        child = spawn_job_spawn (self->job, self->working_directory,
+                                 (const char * const *) self->argv,
+                                 (const char * const *) env, p.flags,
+                                 p.child_setup != NULL ? launch_setup_in_child : NULL, &p,
+                                 p.child_fds[0], p.child_fds[1], p.child_fds[2],
+                                 (const int *) self->source_fds->data,
+                                 (const int *) self->target_fds->data,
+                                 self->source_fds->len, NULL, NULL, NULL,
+                                 child_flags, error);
+      else
+        child = spawn_async_fd_full (self->working_directory,
                               (const char * const *) self->argv,
                               (const char * const *) env, p.flags,
                               detached || p.child_setup != NULL ? launch_setup_in_child : NULL, &p,
@@ -289,6 +301,8 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
 gboolean
 _spawn_process_signal_child (SpawnProcess *self, int signum, GError **error)
 {
+  if (self->job != NULL)
+    return spawn_job_send_signal (self->job, signum, error);
   if (self->signal_group)
     return spawn_child_send_signal_to_group (self->child, signum, error);
   return spawn_child_send_signal (self->child, signum, error);

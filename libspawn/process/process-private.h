@@ -15,6 +15,7 @@
 
 #include "spawn-core.h"
 #include <libspawn/spawn-process.h>
+#include <libspawn/spawn-job.h>
 
 typedef struct {
   int fd;                 /* our end; -1 when closed */
@@ -61,6 +62,7 @@ struct _SpawnProcess {
   int kill_timeout_ms;
   SpawnDisposePolicy dispose_policy;
   gboolean kill_on_close;
+  SpawnJob *job;               /* NULL: the child alone */
 
   /* While running */
   SpawnProcessState state;
@@ -198,6 +200,7 @@ enum {
   PROP_BACKEND,
   PROP_EXIT_CODE,
   PROP_EXIT_STATUS,
+  PROP_JOB,
   N_PROPS
 };
 

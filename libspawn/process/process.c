@@ -56,6 +56,9 @@ spawn_process_dispose (GObject *object)
 
   if (self->child != NULL && self->dispose_policy == SPAWN_DISPOSE_KILL)
     _spawn_process_signal_child (self, SIGKILL, NULL);
+  /* The program has ended, what it left in its job has not. */
+  else if (self->job != NULL && self->dispose_policy == SPAWN_DISPOSE_KILL)
+    spawn_job_kill (self->job, NULL);
   /* Leave it running, as long as the application: a reference that the
    * reaper holds until it ends, so that our last one does not kill it. */
   else if (self->child != NULL && self->kill_on_close)
@@ -122,6 +125,9 @@ spawn_process_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_KILL_ON_CLOSE:
       g_value_set_boolean (value, self->kill_on_close);
       break;
+    case PROP_JOB:
+      g_value_set_object (value, self->job);
+      break;
     case PROP_STATE:
       g_value_set_enum (value, self->state);
       break;
@@ -167,6 +173,9 @@ spawn_process_set_property (GObject *object, guint prop_id, const GValue *value,
       break;
     case PROP_KILL_ON_CLOSE:
       spawn_process_set_kill_on_close (self, g_value_get_boolean (value));
+      break;
+    case PROP_JOB:
+      spawn_process_set_job (self, g_value_get_object (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -228,6 +237,14 @@ spawn_process_class_init (SpawnProcessClass *klass)
    * dies (%SPAWN_CHILD_KILL_ON_CLOSE).
    */
   props[PROP_KILL_ON_CLOSE] = g_param_spec_boolean ("kill-on-close", NULL, NULL, FALSE, rw);
+  /**
+   * SpawnProcess:job: (setter set_job) (getter get_job)
+   *
+   * The job the program and its descendants belong to, or %NULL.
+   *
+   * Since: 0.3
+   */
+  props[PROP_JOB] = g_param_spec_object ("job", NULL, NULL, SPAWN_TYPE_JOB, rw);
   /**
    * SpawnProcess:state: (getter get_state)
    *
