@@ -68,8 +68,11 @@ job_tree_read (JobTree *tree, int fd)
         }
       if (strcmp (line->str, "ready") == 0)
         break;
-      if (tree->first_line == NULL)
-        tree->first_line = g_strdup (line->str);
+      if (tree->first_line == NULL || g_str_has_prefix (line->str, "cgroup "))
+        {
+          g_free (tree->first_line);
+          tree->first_line = g_strdup (line->str);
+        }
       if (strchr (line->str, ' ') == NULL)
         {
           int pid = atoi (line->str);
@@ -654,6 +657,75 @@ test_job_fallback_no_cgroup (gconstpointer data)
   g_clear_error (&error);
 }
 
+static void
+test_job_app_killed (gconstpointer data)
+{
+  g_autofree char *app = NULL;
+  g_autofree char *path = NULL;
+  const char *app_argv[5];
+  GError *error = NULL;
+  SpawnExitInfo info;
+  JobTree *tree;
+  gint64 start;
+
+  g_test_summary ("An application SIGKILLed with a kill-on-close job running: the "
+                  "whole tree (setsid() daemon included) is gone within a bound, and "
+                  "so is the job's cgroup directory");
+  {
+    g_autoptr (SpawnJob) probe = job_test_cgroup_job (data);
+
+    if (probe == NULL)
+      return;
+  }
+  {
+    g_autofree char *dir = g_path_get_dirname (job_helper);
+
+    app = g_build_filename (dir, "job-app", NULL);
+  }
+  app_argv[0] = app;
+  app_argv[1] = job_helper;
+  app_argv[2] = "all";
+  app_argv[3] = NULL;
+  tree = g_new0 (JobTree, 1);
+  tree->pidfds = g_array_new (FALSE, FALSE, sizeof (int));
+  tree->pids = g_array_new (FALSE, FALSE, sizeof (int));
+  {
+    g_autofree char *backend = g_strdup (spawn_backend_to_string (testutil_backend (data)));
+    g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "LIBSPAWN_BACKEND", backend, TRUE);
+    int out = -1;
+
+    tree->child = spawn_async_fd_full (NULL, app_argv, (const char * const *) env, 0, NULL,
+                                       NULL, -1, -1, -1, NULL, NULL, 0, NULL, &out, NULL, 0,
+                                       &error);
+    g_assert_no_error (error);
+    job_tree_read (tree, out);
+    close (out);
+  }
+  g_assert_cmpuint (tree->pidfds->len, ==, 3);
+  g_assert_nonnull (tree->first_line);
+  g_assert_true (g_str_has_prefix (tree->first_line, "cgroup /"));
+  path = g_strdup (tree->first_line + strlen ("cgroup "));
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_DIR));
+
+  start = g_get_monotonic_time ();
+  g_assert_true (spawn_child_send_signal (tree->child, SIGKILL, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (tree->child, &info, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (job_tree_count_alive (tree, GONE_TIMEOUT_MS), ==, 0);
+  g_test_message ("tree gone %.1f ms after the SIGKILL",
+                  (g_get_monotonic_time () - start) / 1000.0);
+  /* The guardian removes the directory once the cgroup is empty (it looks
+   * once a second). */
+  while (g_file_test (path, G_FILE_TEST_EXISTS) &&
+         g_get_monotonic_time () - start < GONE_TIMEOUT_MS * (gint64) 1000)
+    g_usleep (50000);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_test_message ("cgroup removed %.1f ms after the SIGKILL",
+                  (g_get_monotonic_time () - start) / 1000.0);
+  job_tree_free (tree);
+}
+
 static const TestutilCase job_cases[] = {
   { "stop-tree", test_job_stop_tree },
   { "outlives-child", test_job_outlives_child },
@@ -663,6 +735,7 @@ static const TestutilCase job_cases[] = {
   { "process", test_job_process },
   { "fallback-forced", test_job_fallback_forced },
   { "fallback-no-cgroup", test_job_fallback_no_cgroup },
+  { "app-killed", test_job_app_killed },
 };
 
 int

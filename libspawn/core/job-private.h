@@ -57,3 +57,9 @@ gboolean _spawn_job_prepare (SpawnJob *job, const char *argv0, SpawnExecPlan *pl
                              GError **error);
 /* After it: @child belongs to @job. */
 void     _spawn_job_adopt (SpawnJob *job, SpawnChild *child);
+/* Kill-on-close for the tree: the argv of a guardian that @job's cgroup
+ * needs (NULL: it has one, or is not in the cgroup mode), to be started
+ * by the caller outside the job with the read end of a pipe as its stdin;
+ * then _spawn_job_set_guardian() with the write end. */
+char   **_spawn_job_guardian_argv (SpawnJob *job);
+void     _spawn_job_set_guardian (SpawnJob *job, SpawnChild *guardian, int pipe_fd);

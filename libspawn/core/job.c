@@ -31,7 +31,25 @@ struct _SpawnJob {
   SpawnCgroup cgroup;         /* path NULL: none (yet, or any more) */
   SpawnJobUsage usage;        /* of the cgroup, read when it was removed */
   GPtrArray *children;        /* SpawnChild *, each a reference */
+  /* Kill-on-close for the tree: a shell outside the job that kills its
+   * cgroup and removes it once its stdin, a pipe whose only write end is
+   * @guardian_fd, reports EOF: when we close it, or when the kernel does
+   * because the application died, however it died. */
+  SpawnChild *guardian;
+  int guardian_fd;
 };
+
+/* The guardian's script: $0 is the cgroup.  Before 5.14 (no cgroup.kill)
+ * it kills what cgroup.procs lists until it lists nothing. */
+static const char job_guardian_script[] =
+  "cat >/dev/null\n"
+  "echo 1 >\"$0/cgroup.kill\" 2>/dev/null ||\n"
+  "  while [ -s \"$0/cgroup.procs\" ]; do kill -9 $(cat \"$0/cgroup.procs\") 2>/dev/null; done\n"
+  "while read -r key value <\"$0/cgroup.events\"; do\n"
+  "  [ \"$value\" = 0 ] && break\n"
+  "  sleep 1\n"
+  "done\n"
+  "rmdir \"$0\" 2>/dev/null\n";
 
 enum {
   PROP_0,
@@ -343,6 +361,45 @@ _spawn_job_prepare (SpawnJob *job, const char *argv0, SpawnExecPlan *plan, GErro
   return ok;
 }
 
+char **
+_spawn_job_guardian_argv (SpawnJob *job)
+{
+  char **argv = NULL;
+
+  g_mutex_lock (&job->lock);
+  if (job->guardian == NULL && job->cgroup.path != NULL)
+    {
+      argv = g_new0 (char *, 5);
+      argv[0] = g_strdup ("/bin/sh");
+      argv[1] = g_strdup ("-c");
+      argv[2] = g_strdup (job_guardian_script);
+      argv[3] = g_strdup (job->cgroup.path);
+    }
+  g_mutex_unlock (&job->lock);
+  return argv;
+}
+
+void
+_spawn_job_set_guardian (SpawnJob *job, SpawnChild *guardian, int pipe_fd)
+{
+  g_mutex_lock (&job->lock);
+  g_assert (job->guardian == NULL);
+  job->guardian = guardian;
+  job->guardian_fd = pipe_fd;
+  g_mutex_unlock (&job->lock);
+}
+
+/* With the lock held: EOF to the guardian, which then finds the cgroup
+ * empty (or gone) and exits; the reaper takes it. */
+static void
+job_release_guardian (SpawnJob *job)
+{
+  if (job->guardian_fd >= 0)
+    close (job->guardian_fd);
+  job->guardian_fd = -1;
+  g_clear_pointer (&job->guardian, spawn_child_unref);
+}
+
 void
 _spawn_job_adopt (SpawnJob *job, SpawnChild *child)
 {
@@ -483,6 +540,8 @@ job_close_cgroup (SpawnJob *job, int timeout_ms)
   _spawn_cgroup_read_usage (&job->cgroup, &job->usage);
   if (err == 0)
     err = _spawn_cgroup_remove (&job->cgroup);
+  if (err == 0)
+    job_release_guardian (job);
   return err;
 }
 
@@ -655,6 +714,7 @@ spawn_job_init (SpawnJob *job)
   g_mutex_init (&job->lock);
   job->cgroup.dir_fd = job->cgroup.procs_fd = -1;
   job->limits.cpu_period_usec = 100000;
+  job->guardian_fd = -1;
   job->children = g_ptr_array_new_with_free_func ((GDestroyNotify) spawn_child_unref);
 }
 
@@ -669,6 +729,7 @@ spawn_job_finalize (GObject *object)
   if (job_close_cgroup (job, JOB_FINALIZE_TIMEOUT_MS) < 0)
     g_warning ("SpawnJob: cgroup %s left behind: its processes did not end", path);
   g_free (path);
+  job_release_guardian (job);
   g_ptr_array_unref (job->children);
   g_free (job->fallback_reason);
   g_mutex_clear (&job->lock);

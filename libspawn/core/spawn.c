@@ -393,6 +393,50 @@ spawn_async_fd (const char          *working_directory,
                               stderr_pipe_out, SPAWN_CHILD_FLAGS_NONE, error);
 }
 
+static SpawnChild *spawn_start (SpawnJob *job, const char *working_directory,
+                                const char * const *argv, const char * const *envp,
+                                GSpawnFlags flags, GSpawnChildSetupFunc child_setup,
+                                gpointer user_data, int stdin_fd, int stdout_fd,
+                                int stderr_fd, const int *source_fds, const int *target_fds,
+                                gsize n_fds, int *stdin_pipe_out, int *stdout_pipe_out,
+                                int *stderr_pipe_out, SpawnChildFlags child_flags,
+                                GError **error);
+
+/* Kill-on-close for a job's tree: the kernel's (CLONE_FD_AUTOKILL) and
+ * PR_SET_PDEATHSIG reach only the child.  A guardian outside the job, a
+ * shell in a session of its own whose stdin is a pipe only we hold, kills
+ * the job's cgroup and removes it when that pipe reports EOF: when the job
+ * is closed, or when the application dies, however it dies.  Limits: it
+ * is killable (by its user, or the OOM killer) like any process; a fork of
+ * the application that does not exec holds the pipe open too; and the
+ * process-group mode has none (its children still die with us, their
+ * descendants do not).  Once per cgroup. */
+static gboolean
+spawn_start_guardian (SpawnJob *job, const char *argv0, GError **error)
+{
+  g_auto (GStrv) argv = _spawn_job_guardian_argv (job);
+  SpawnChild *guardian;
+  GError *local_error = NULL;
+  int fd = -1;
+
+  if (argv == NULL)
+    return TRUE;
+  guardian = spawn_start (NULL, "/", (const char * const *) argv, NULL,
+                          G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                          NULL, NULL, -1, -1, -1, NULL, NULL, 0, &fd, NULL, NULL,
+                          SPAWN_CHILD_NEW_SESSION, &local_error);
+  if (guardian == NULL)
+    {
+      g_set_error (error, SPAWN_ERROR, local_error->code,
+                   "Cannot start the guardian that kills the job of “%s” with the "
+                   "application: %s", argv0, local_error->message);
+      g_error_free (local_error);
+      return FALSE;
+    }
+  _spawn_job_set_guardian (job, guardian, fd);
+  return TRUE;
+}
+
 /* spawn_async_fd_full(), into @job if not NULL. */
 static SpawnChild *
 spawn_start (SpawnJob            *job,
@@ -457,6 +501,9 @@ spawn_start (SpawnJob            *job,
   plan.new_session = (child_flags & SPAWN_CHILD_NEW_SESSION) != 0;
   plan.cgroup_fd = plan.cgroup_procs_fd = -1;
   if (job != NULL && !_spawn_job_prepare (job, argv[0], &plan, error))
+    goto out;
+  if (job != NULL && (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) &&
+      !spawn_start_guardian (job, argv[0], error))
     goto out;
   stack = child_stack_new ();
   err = stack == NULL ? -errno : spawn_stdio_open (pipes, pipe_out);
