@@ -608,12 +608,14 @@ spawn_process_set_job (SpawnProcess *self, SpawnJob *job)
   g_return_if_fail (SPAWN_IS_PROCESS (self));
   g_return_if_fail (job == NULL || SPAWN_IS_JOB (job));
   if (g_set_object (&self->job, job))
-    g_object_notify_by_pspec (G_OBJECT (self), _spawn_process_props[PROP_JOB]);
+    g_object_notify (G_OBJECT (self), "job");
 }
 
 /**
  * spawn_process_get_job:
  * @self: a process
+ *
+ * The job the next start puts the program in.
  *
  * Returns: (transfer none) (nullable): what [method@Spawn.Process.set_job] set
  *
