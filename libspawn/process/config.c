@@ -597,7 +597,10 @@ _spawn_process_init_config (SpawnProcess *self)
  * %SPAWN_DISPOSE_KILL kill it all (also what is left once the program has
  * ended), and the job tells the tree's CPU time and memory.  Several
  * processes may share a job; the job's cgroup is removed when the job is
- * closed or finalized (the process holds a reference while set).
+ * closed or finalized (the process holds a reference while set).  A
+ * job's finalization kills what is left in it: with
+ * %SPAWN_DISPOSE_LEAVE_RUNNING keep a reference to the job for as long
+ * as the tree should run.
  * Neither GSubprocess nor QProcess has this: see docs/process.md.
  *
  * Since: 0.3
