@@ -19,5 +19,6 @@
 #include <libspawn/spawn-version-macros.h>
 #include <libspawn/spawn-async.h>
 #include <libspawn/spawn-process.h>
+#include <libspawn/spawn-job.h>
 #include <libspawn/spawn-enum-types.h>
 #undef LIBSPAWN_INSIDE

@@ -199,12 +199,21 @@ SpawnChild *spawn_async_fd (const char           *working_directory,
  *   reference goes while it runs, and when the application dies by any
  *   means (exit, SIGKILL, crash, OOM killer).  How the second part is done,
  *   and its limits, depend on the backend: see docs/api.md
+ * @SPAWN_CHILD_NEW_PROCESS_GROUP: the child starts a process group of its
+ *   own (setpgid(0, 0) before exec), which its descendants join unless
+ *   they leave it; [method@Spawn.Child.send_signal_to_group] signals it
+ *   all.  Since: 0.3
+ * @SPAWN_CHILD_NEW_SESSION: the child starts a session of its own
+ *   (setsid() before exec), and with it a process group, and loses its
+ *   controlling terminal.  Since: 0.3
  *
  * What [func@Spawn.async_fd_full] adds to #GSpawnFlags, which are GLib's.
  */
 typedef enum {
   SPAWN_CHILD_FLAGS_NONE = 0,
   SPAWN_CHILD_KILL_ON_CLOSE = 1 << 0,
+  SPAWN_CHILD_NEW_PROCESS_GROUP = 1 << 1,
+  SPAWN_CHILD_NEW_SESSION = 1 << 2,
 } SpawnChildFlags;
 
 SPAWN_AVAILABLE_IN_0_2
@@ -276,6 +285,9 @@ SPAWN_AVAILABLE_IN_0_2
 SpawnBackend spawn_child_get_backend (SpawnChild *child);
 SPAWN_AVAILABLE_IN_0_2
 gboolean     spawn_child_send_signal (SpawnChild *child, int signum, GError **error);
+SPAWN_AVAILABLE_IN_0_3
+gboolean     spawn_child_send_signal_to_group (SpawnChild *child, int signum,
+                                               GError **error);
 SPAWN_AVAILABLE_IN_0_2
 gboolean     spawn_child_wait (SpawnChild *child, SpawnExitInfo *info,
                                GCancellable *cancellable, GError **error);

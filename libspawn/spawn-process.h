@@ -18,6 +18,7 @@
 #include <gio/gio.h>
 
 #include <libspawn/spawn-async.h>
+#include <libspawn/spawn-job.h>
 
 G_BEGIN_DECLS
 
@@ -128,6 +129,13 @@ typedef enum {
  *   PATH of the environment it gets
  * @SPAWN_PROCESS_FLAGS_INHERIT_FDS: leave our descriptors that are not
  *   close-on-exec open in the program
+ * @SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP: the program leads a process
+ *   group of its own, and terminate, kill, send_signal, the kill timeout
+ *   and the dispose policy signal the whole group.  Since: 0.3
+ * @SPAWN_PROCESS_FLAGS_NEW_SESSION: the program leads a session of its
+ *   own (and so a process group, signalled as with
+ *   %SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP), without a controlling
+ *   terminal.  Since: 0.3
  *
  * How a #SpawnProcess starts its program: see [method@Spawn.Process.set_flags].
  */
@@ -135,6 +143,8 @@ typedef enum {
   SPAWN_PROCESS_FLAGS_NONE = 0,
   SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP = 1 << 0,
   SPAWN_PROCESS_FLAGS_INHERIT_FDS = 1 << 1,
+  SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP = 1 << 2,
+  SPAWN_PROCESS_FLAGS_NEW_SESSION = 1 << 3,
 } SpawnProcessFlags;
 
 /**
@@ -237,6 +247,10 @@ SPAWN_AVAILABLE_IN_0_3
 void spawn_process_set_read_buffer_size (SpawnProcess *self, gsize size);
 SPAWN_AVAILABLE_IN_0_3
 gsize spawn_process_get_read_buffer_size (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_3
+void spawn_process_set_job (SpawnProcess *self, SpawnJob *job);
+SPAWN_AVAILABLE_IN_0_3
+SpawnJob *spawn_process_get_job (SpawnProcess *self);
 
 /* Running */
 SPAWN_AVAILABLE_IN_0_2

@@ -28,6 +28,7 @@ struct _SpawnChild {
   SpawnExitInfo info;
   int collect_error;         /* -errno when the status could not be had */
   gboolean kill_on_close;    /* SIGKILL on the last unref while it runs */
+  gboolean group_leader;     /* its PID is its process group's ID */
   gpointer backend_data;
 };
 

@@ -52,6 +52,12 @@ clonefd_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
   /* O_CLOEXEC matters twice with AUTOKILL: a program the application
    * execs does not keep our children alive, nor does one of theirs. */
   args.clonefd_flags = O_CLOEXEC | O_NONBLOCK;
+  /* A job's cgroup: the child moves itself into it first thing
+   * (plan->cgroup_procs_fd, exec-child.c), a window in which it counts in
+   * ours.  Hook for clone4_args' cgroup field (issue 28, the kernel side):
+   * once the series has it, set it from plan->cgroup_fd here, set
+   * plan->born_in_cgroup before the call, and clear it again if the
+   * kernel refuses the field (E2BIG from an older series). */
   pid = _spawn_clone4_run (CLONE_VM | CLONE_VFORK | SPAWN_CLONE_FD |
                            SPAWN_CLONE_AUTOREAP |
                            (plan->kernel_kill_on_close ? SPAWN_CLONE_FD_AUTOKILL : 0),

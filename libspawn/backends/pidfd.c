@@ -18,8 +18,13 @@
  * backend, and CLONE_NNP or CAP_SYS_ADMIN; imposing no_new_privs would
  * silently break setuid programs, and no 7.1 kernel is at hand to test
  * the CAP_SYS_ADMIN path (see docs/api.md).
+ *
+ * A job's child is born in the job's cgroup through clone3's
+ * CLONE_INTO_CGROUP (5.7), so neither it nor a fast grandchild ever runs
+ * outside; before 5.7 it moves itself there first thing (exec-child.c).
  */
 #include "backend.h"
+#include "clone3.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -73,6 +78,46 @@ pidfd_probe (void)
   return err;
 }
 
+/* A job's child born in its cgroup: clone3 (CLONE_INTO_CGROUP), 5.7.
+ * -ENOSYS (no clone3, or no trampoline for this architecture), -E2BIG (a
+ * clone3 that predates the cgroup field) or -EINVAL (no CLONE_INTO_CGROUP)
+ * say the kernel cannot: remembered, and the child moves itself
+ * (exec-child.c).  An -EINVAL from a bad cgroup fd cannot happen: the job
+ * opened it as a directory of the cgroup2 hierarchy. */
+static int
+pidfd_start_in_cgroup (SpawnChild *child, SpawnExecPlan *plan, void *stack,
+                       gsize stack_size)
+{
+  static int unsupported;
+  struct spawn_clone3_args args = { 0 };
+  int fd = -1;
+  long pid;
+
+  if (g_atomic_int_get (&unsupported))
+    return -ENOSYS;
+  args.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE_INTO_CGROUP;
+  args.pidfd = (uintptr_t) &fd;
+  args.exit_signal = SIGCHLD;
+  args.stack = (uintptr_t) stack;
+  args.stack_size = stack_size;
+  args.cgroup = plan->cgroup_fd;
+  plan->born_in_cgroup = TRUE;
+  pid = _spawn_clone3_run (&args, sizeof args, _spawn_exec_child, plan);
+  if (pid < 0)
+    {
+      plan->born_in_cgroup = FALSE;
+      if (pid == -ENOSYS || pid == -E2BIG || pid == -EINVAL)
+        {
+          g_atomic_int_set (&unsupported, 1);
+          return -ENOSYS;
+        }
+      return pid;
+    }
+  child->pid = pid;
+  child->fd = fd;
+  return 0;
+}
+
 static int
 pidfd_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
              gsize stack_size)
@@ -80,6 +125,13 @@ pidfd_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
   int fd = -1;
   pid_t pid;
 
+  if (plan->cgroup_fd >= 0)
+    {
+      int err = pidfd_start_in_cgroup (child, plan, stack, stack_size);
+
+      if (err != -ENOSYS)
+        return err;
+    }
   /* CLONE_PIDFD's fd is close-on-exec. */
   pid = clone (_spawn_exec_child, (char *) stack + stack_size,
                CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, plan, &fd);

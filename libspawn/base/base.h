@@ -49,6 +49,17 @@ typedef struct {
   /* SPAWN_CHILD_KILL_ON_CLOSE, by the kernel: the backend's start() asks
    * for it (only where its probe_kill_on_close() said yes). */
   gboolean kernel_kill_on_close;
+  /* SPAWN_CHILD_NEW_PROCESS_GROUP: setpgid(0, 0); SPAWN_CHILD_NEW_SESSION:
+   * setsid().  Both before child_setup, which may change them again. */
+  gboolean new_process_group;
+  gboolean new_session;
+  /* A job's cgroup (core/job.c): its directory, for a backend that can
+   * start the child in it (clone3's CLONE_INTO_CGROUP: it then sets
+   * @born_in_cgroup), and its cgroup.procs, into which the child moves
+   * itself first thing otherwise.  -1: no job. */
+  int cgroup_fd;
+  int cgroup_procs_fd;
+  gboolean born_in_cgroup;
   /* SPAWN_CHILD_KILL_ON_CLOSE, by PR_SET_PDEATHSIG: the child sets it
    * and reports ESRCH if getppid() is no longer @parent_pid (we died
    * before the prctl).  Only from the pdeathsig thread
@@ -82,6 +93,8 @@ typedef enum {
   SPAWN_EXEC_STEP_AFFINITY,
   SPAWN_EXEC_STEP_NICE,
   SPAWN_EXEC_STEP_KILL_ON_CLOSE,
+  SPAWN_EXEC_STEP_PROCESS_GROUP,
+  SPAWN_EXEC_STEP_CGROUP,
 } SpawnExecStep;
 
 /* exec-child.c: the child's side of every backend, the function it runs

@@ -234,6 +234,14 @@ _spawn_exec_child (void *data)
   SpawnExecPlan *l = data;
   int err;
 
+  /* Into the job's cgroup before anything else, and before
+   * exec_setup_fds() can place a target on the descriptor.  The window:
+   * until this write the child counts in our cgroup, and a cgroup.kill of
+   * the job does not reach it; it has run none of the caller's code yet
+   * and cannot have forked.  CLONE_INTO_CGROUP has no window. */
+  if (l->cgroup_procs_fd >= 0 && !l->born_in_cgroup &&
+      write (l->cgroup_procs_fd, "0", 1) != 1)
+    exec_report (l, SPAWN_EXEC_STEP_CGROUP, errno);
   exec_reset_signal_handlers ();
   exec_setup_fds (l);
   if (l->working_directory != NULL && chdir (l->working_directory) < 0)
@@ -248,6 +256,12 @@ _spawn_exec_child (void *data)
   if (l->set_nice && setpriority (PRIO_PROCESS, 0, l->nice) < 0 &&
       errno != EACCES && errno != EPERM)
     exec_report (l, SPAWN_EXEC_STEP_NICE, errno);
+  /* setsid() makes a group too; both fail only with EPERM (we already
+   * lead a group or session: impossible for a new child). */
+  if (l->new_session && setsid () < 0)
+    exec_report (l, SPAWN_EXEC_STEP_PROCESS_GROUP, errno);
+  else if (l->new_process_group && !l->new_session && setpgid (0, 0) < 0)
+    exec_report (l, SPAWN_EXEC_STEP_PROCESS_GROUP, errno);
   if (l->child_setup != NULL)
     l->child_setup (l->child_setup_data);
   /* Kill-on-close without the kernel's help: die with the thread that
@@ -292,6 +306,10 @@ _spawn_exec_step_describe (SpawnExecStep step)
       return "Failed to give the caller's nice value to";
     case SPAWN_EXEC_STEP_KILL_ON_CLOSE:
       return "Failed to set up kill-on-close for";
+    case SPAWN_EXEC_STEP_CGROUP:
+      return "Failed to put into its job's cgroup";
+    case SPAWN_EXEC_STEP_PROCESS_GROUP:
+      return "Failed to start a new process group or session for";
     case SPAWN_EXEC_STEP_EXEC:
     default:
       return "Failed to execute child process";

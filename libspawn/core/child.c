@@ -446,3 +446,62 @@ spawn_child_send_signal (SpawnChild *child, int signum, GError **error)
     }
   return TRUE;
 }
+
+/**
+ * spawn_child_send_signal_to_group:
+ * @child: a child started with %SPAWN_CHILD_NEW_PROCESS_GROUP or
+ *   %SPAWN_CHILD_NEW_SESSION
+ * @signum: the signal
+ * @error: return location for a #GError
+ *
+ * Sends @signum to the child's process group: the child and every
+ * descendant that has not left the group (a setsid() or setpgid() of
+ * their own, as daemons do, leaves it).  Sent only while the child, the
+ * group's leader, has not ended: its PID then cannot have been reused for
+ * another group.  A descendant that outlives the child is reached by a job
+ * ([class@Spawn.Job]), not by this.
+ *
+ * A child started without a group of its own gets %SPAWN_ERROR_INVAL:
+ * its group is ours.
+ *
+ * Returns: %TRUE if sent; %FALSE with %SPAWN_ERROR_SRCH if the child has
+ *   already ended
+ *
+ * Since: 0.3
+ */
+gboolean
+spawn_child_send_signal_to_group (SpawnChild *child, int signum, GError **error)
+{
+  int err = -ESRCH;
+
+  g_return_val_if_fail (child != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!child->group_leader)
+    {
+      g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
+                   "Process %d has no process group of its own (start it with "
+                   "SPAWN_CHILD_NEW_PROCESS_GROUP)", (int) child->pid);
+      return FALSE;
+    }
+  g_mutex_lock (&child->lock);
+  /* Signal 0 through the handle first: the leader is alive (or, with
+   * pidfd, a zombie nobody can reap while we hold the lock), so the
+   * group's ID is still its PID.
+   * ### RACE: with clonefd (the kernel reaps) and sigchld (our handler
+   * reaps) the leader can end, the group empty and the PID be reused as
+   * a new group between the two calls; a job's cgroup has no such
+   * window. */
+  if (!child->collected)
+    err = child->ops->send_signal (child, 0);
+  if (err == 0 && kill (-child->pid, signum) < 0)
+    err = -errno;
+  g_mutex_unlock (&child->lock);
+  if (err < 0)
+    {
+      g_propagate_error (error, _spawn_error_new (-err, "Cannot signal process group %d",
+                                                  (int) child->pid));
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -13,6 +13,7 @@
  * is restored, and on failure nothing is left behind.
  */
 #include "core-private.h"
+#include "job-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -399,6 +400,149 @@ spawn_async_fd (const char          *working_directory,
                               stderr_pipe_out, SPAWN_CHILD_FLAGS_NONE, error);
 }
 
+static SpawnChild *spawn_start (SpawnJob *job, const char *working_directory,
+                                const char * const *argv, const char * const *envp,
+                                GSpawnFlags flags, GSpawnChildSetupFunc child_setup,
+                                gpointer user_data, int stdin_fd, int stdout_fd,
+                                int stderr_fd, const int *source_fds, const int *target_fds,
+                                gsize n_fds, int *stdin_pipe_out, int *stdout_pipe_out,
+                                int *stderr_pipe_out, SpawnChildFlags child_flags,
+                                GError **error);
+
+/* Kill-on-close for a job's tree: the kernel's (CLONE_FD_AUTOKILL) and
+ * PR_SET_PDEATHSIG reach only the child.  A guardian outside the job, a
+ * shell in a session of its own whose stdin is a pipe only we hold, kills
+ * the job's cgroup and removes it when that pipe reports EOF: when the job
+ * is closed, or when the application dies, however it dies.  Limits: it
+ * is killable (by its user, or the OOM killer) like any process; a fork of
+ * the application that does not exec holds the pipe open too; and the
+ * process-group mode has none (its children still die with us, their
+ * descendants do not).  Once per cgroup. */
+static gboolean
+spawn_start_guardian (SpawnJob *job, const char *argv0, GError **error)
+{
+  g_auto (GStrv) argv = _spawn_job_guardian_argv (job);
+  SpawnChild *guardian;
+  GError *local_error = NULL;
+  int fd = -1;
+
+  if (argv == NULL)
+    return TRUE;
+  guardian = spawn_start (NULL, "/", (const char * const *) argv, NULL,
+                          G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                          NULL, NULL, -1, -1, -1, NULL, NULL, 0, &fd, NULL, NULL,
+                          SPAWN_CHILD_NEW_SESSION, &local_error);
+  if (guardian == NULL)
+    {
+      g_set_error (error, SPAWN_ERROR, local_error->code,
+                   "Cannot start the guardian that kills the job of “%s” with the "
+                   "application: %s", argv0, local_error->message);
+      g_error_free (local_error);
+      return FALSE;
+    }
+  _spawn_job_set_guardian (job, guardian, fd);
+  return TRUE;
+}
+
+/* spawn_async_fd_full(), into @job if not NULL. */
+static SpawnChild *
+spawn_start (SpawnJob            *job,
+             const char          *working_directory,
+             const char * const  *argv,
+             const char * const  *envp,
+             GSpawnFlags          flags,
+             GSpawnChildSetupFunc child_setup,
+             gpointer             user_data,
+             int                  stdin_fd,
+             int                  stdout_fd,
+             int                  stderr_fd,
+             const int           *source_fds,
+             const int           *target_fds,
+             gsize                n_fds,
+             int                 *stdin_pipe_out,
+             int                 *stdout_pipe_out,
+             int                 *stderr_pipe_out,
+             SpawnChildFlags      child_flags,
+             GError             **error)
+{
+  const int fds[3] = { stdin_fd, stdout_fd, stderr_fd };
+  int pipes[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
+  SpawnExecReport report = { 0, 0 };
+  SpawnExecPlan plan = { 0 };
+  const SpawnBackendOps *ops;
+  SpawnChild *child = NULL;
+  int *pipe_out[3];
+  void *stack = NULL;
+  int saved_errno = errno;
+  int by_kernel = -ENOSYS;
+  int err;
+
+  /* GLib's preconditions, as g_spawn_async_with_pipes_and_fds() has them. */
+  g_return_val_if_fail (argv != NULL && argv[0] != NULL, NULL);
+  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDIN) != INHERITS_OR_NULL_STDIN, NULL);
+  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDOUT) != INHERITS_OR_NULL_STDOUT, NULL);
+  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDERR) != INHERITS_OR_NULL_STDERR, NULL);
+  g_return_val_if_fail (stdin_pipe_out == NULL || stdin_fd < 0, NULL);
+  g_return_val_if_fail (stdout_pipe_out == NULL || stdout_fd < 0, NULL);
+  g_return_val_if_fail (stderr_pipe_out == NULL || stderr_fd < 0, NULL);
+  g_return_val_if_fail (n_fds == 0 || (source_fds != NULL && target_fds != NULL), NULL);
+  g_return_val_if_fail ((child_flags & ~(SPAWN_CHILD_KILL_ON_CLOSE |
+                                         SPAWN_CHILD_NEW_PROCESS_GROUP |
+                                         SPAWN_CHILD_NEW_SESSION)) == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  pipe_out[0] = spawn_pipe_out (stdin_pipe_out, flags & INHERITS_OR_NULL_STDIN);
+  pipe_out[1] = spawn_pipe_out (stdout_pipe_out, flags & INHERITS_OR_NULL_STDOUT);
+  pipe_out[2] = spawn_pipe_out (stderr_pipe_out, flags & INHERITS_OR_NULL_STDERR);
+
+  if (!spawn_check_fd_map (argv[0], fds, source_fds, target_fds, n_fds, error) ||
+      (ops = _spawn_backend_current (error)) == NULL ||
+      !spawn_probe_kill_on_close (ops, child_flags, argv[0], &by_kernel, error))
+    goto out;
+
+  spawn_plan_init (&plan, working_directory, argv, envp, flags, child_setup, user_data,
+                   source_fds, target_fds, n_fds);
+  plan.report = &report;
+  plan.kernel_kill_on_close = (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) && by_kernel == 0;
+  plan.new_process_group = (child_flags & SPAWN_CHILD_NEW_PROCESS_GROUP) != 0;
+  plan.new_session = (child_flags & SPAWN_CHILD_NEW_SESSION) != 0;
+  plan.cgroup_fd = plan.cgroup_procs_fd = -1;
+  if (job != NULL && !_spawn_job_prepare (job, argv[0], &plan, error))
+    goto out;
+  if (job != NULL && (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) &&
+      !spawn_start_guardian (job, argv[0], error))
+    goto out;
+  stack = child_stack_new ();
+  err = stack == NULL ? -errno : spawn_stdio_open (pipes, pipe_out);
+  if (err == 0)
+    {
+      spawn_stdio_plan (&plan, pipes, fds, flags);
+      child = _spawn_child_new (ops, (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) != 0);
+      child->group_leader = plan.new_process_group || plan.new_session;
+      err = spawn_start_masked (child, &plan, stack, child->kill_on_close && by_kernel != 0,
+                                error);
+    }
+  if (err < 0 && (error == NULL || *error == NULL))
+    g_propagate_error (error, _spawn_error_new (-err, "Failed to start “%s”", argv[0]));
+  else if (err == 0 && report.errnum != 0)
+    spawn_report_failure (child, &report, working_directory, argv[0], error);
+  else if (err == 0)
+    {
+      spawn_stdio_hand_out (pipes, pipe_out);
+      if (job != NULL)
+        _spawn_job_adopt (job, child);
+    }
+  if (err < 0 || report.errnum != 0)
+    g_clear_pointer (&child, spawn_child_unref);
+
+out:
+  spawn_stdio_close (pipes);
+  child_stack_free (stack);
+  spawn_plan_clear (&plan);
+  errno = saved_errno;
+  return child;
+}
+
 /**
  * spawn_async_fd_full: (skip)
  * @working_directory: (type filename) (nullable): as for [func@Spawn.async_fd]
@@ -432,8 +576,14 @@ spawn_async_fd (const char          *working_directory,
  * from a thread of the library that never exits (so a spawning thread that
  * ends does not take the child with it); a setuid, setgid or
  * file-capabilities program loses that setting at exec and survives the
- * application.  Descendants of the child are never killed.  See
- * docs/api.md.
+ * application.  Descendants of the child are never killed (a job is
+ * what does that: [method@Spawn.Job.spawn]).  See docs/api.md.
+ *
+ * With %SPAWN_CHILD_NEW_PROCESS_GROUP the child leads a new process
+ * group, with %SPAWN_CHILD_NEW_SESSION a new session (and group): what
+ * GSubprocess users write a child_setup for, and QProcess 6.7 calls
+ * `UnixProcessFlag::CreateNewSession`.  Both are set before
+ * @child_setup runs.
  *
  * Not for bindings, as [func@Spawn.async_fd]: they pass @child_flags to
  * [func@Spawn.async_fd_with_pipes].
@@ -459,67 +609,68 @@ spawn_async_fd_full (const char          *working_directory,
                      SpawnChildFlags      child_flags,
                      GError             **error)
 {
-  const int fds[3] = { stdin_fd, stdout_fd, stderr_fd };
-  int pipes[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
-  SpawnExecReport report = { 0, 0 };
-  SpawnExecPlan plan = { 0 };
-  const SpawnBackendOps *ops;
-  SpawnChild *child = NULL;
-  int *pipe_out[3];
-  void *stack = NULL;
-  int saved_errno = errno;
-  int by_kernel = -ENOSYS;
-  int err;
+  return spawn_start (NULL, working_directory, argv, envp, flags, child_setup, user_data,
+                      stdin_fd, stdout_fd, stderr_fd, source_fds, target_fds, n_fds,
+                      stdin_pipe_out, stdout_pipe_out, stderr_pipe_out, child_flags, error);
+}
 
-  /* GLib's preconditions, as g_spawn_async_with_pipes_and_fds() has them. */
-  g_return_val_if_fail (argv != NULL && argv[0] != NULL, NULL);
-  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDIN) != INHERITS_OR_NULL_STDIN, NULL);
-  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDOUT) != INHERITS_OR_NULL_STDOUT, NULL);
-  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDERR) != INHERITS_OR_NULL_STDERR, NULL);
-  g_return_val_if_fail (stdin_pipe_out == NULL || stdin_fd < 0, NULL);
-  g_return_val_if_fail (stdout_pipe_out == NULL || stdout_fd < 0, NULL);
-  g_return_val_if_fail (stderr_pipe_out == NULL || stderr_fd < 0, NULL);
-  g_return_val_if_fail (n_fds == 0 || (source_fds != NULL && target_fds != NULL), NULL);
-  g_return_val_if_fail ((child_flags & ~SPAWN_CHILD_KILL_ON_CLOSE) == 0, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  pipe_out[0] = spawn_pipe_out (stdin_pipe_out, flags & INHERITS_OR_NULL_STDIN);
-  pipe_out[1] = spawn_pipe_out (stdout_pipe_out, flags & INHERITS_OR_NULL_STDOUT);
-  pipe_out[2] = spawn_pipe_out (stderr_pipe_out, flags & INHERITS_OR_NULL_STDERR);
-
-  if (!spawn_check_fd_map (argv[0], fds, source_fds, target_fds, n_fds, error) ||
-      (ops = _spawn_backend_current (error)) == NULL ||
-      !spawn_probe_kill_on_close (ops, child_flags, argv[0], &by_kernel, error))
-    goto out;
-
-  spawn_plan_init (&plan, working_directory, argv, envp, flags, child_setup, user_data,
-                   source_fds, target_fds, n_fds);
-  plan.report = &report;
-  plan.kernel_kill_on_close = (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) && by_kernel == 0;
-  stack = child_stack_new ();
-  err = stack == NULL ? -errno : spawn_stdio_open (pipes, pipe_out);
-  if (err == 0)
-    {
-      spawn_stdio_plan (&plan, pipes, fds, flags);
-      child = _spawn_child_new (ops, (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) != 0);
-      err = spawn_start_masked (child, &plan, stack, child->kill_on_close && by_kernel != 0,
-                                error);
-    }
-  if (err < 0 && (error == NULL || *error == NULL))
-    g_propagate_error (error, _spawn_error_new (-err, "Failed to start “%s”", argv[0]));
-  else if (err == 0 && report.errnum != 0)
-    spawn_report_failure (child, &report, working_directory, argv[0], error);
-  else if (err == 0)
-    spawn_stdio_hand_out (pipes, pipe_out);
-  if (err < 0 || report.errnum != 0)
-    g_clear_pointer (&child, spawn_child_unref);
-
-out:
-  spawn_stdio_close (pipes);
-  child_stack_free (stack);
-  spawn_plan_clear (&plan);
-  errno = saved_errno;
-  return child;
+/**
+ * spawn_job_spawn:
+ * @job: the job the child and its descendants belong to
+ * @working_directory: (nullable): as for [func@Spawn.async_fd]
+ * @argv: (array zero-terminated=1): as for [func@Spawn.async_fd]
+ * @envp: (array zero-terminated=1) (nullable): as for [func@Spawn.async_fd]
+ * @flags: as for [func@Spawn.async_fd]
+ * @child_setup: (scope call) (nullable): as for [func@Spawn.async_fd]
+ * @user_data: (closure child_setup): data for @child_setup
+ * @stdin_fd: as for [func@Spawn.async_fd]
+ * @stdout_fd: as for [func@Spawn.async_fd]
+ * @stderr_fd: as for [func@Spawn.async_fd]
+ * @source_fds: (array length=n_fds) (nullable): as for [func@Spawn.async_fd]
+ * @target_fds: (array length=n_fds) (nullable): as for [func@Spawn.async_fd]
+ * @n_fds: length of @source_fds and @target_fds
+ * @stdin_pipe_out: (out) (optional): as for [func@Spawn.async_fd]
+ * @stdout_pipe_out: (out) (optional): as for [func@Spawn.async_fd]
+ * @stderr_pipe_out: (out) (optional): as for [func@Spawn.async_fd]
+ * @child_flags: as for [func@Spawn.async_fd_full]
+ * @error: return location for a #GError
+ *
+ * Starts a program as [func@Spawn.async_fd_full] does, in @job: the
+ * lower-level equivalent of [method@Spawn.Process.set_job].  At the first
+ * spawn the job makes its cgroup (or, where it cannot, chooses the
+ * process-group mode: [method@Spawn.Job.get_mode]); a job with limits
+ * that cannot be had fails here with a #GError that says which.  The child
+ * is in the job before it runs any code of the caller's (@child_setup
+ * included).
+ *
+ * Returns: (transfer full) (nullable): the child, or %NULL with @error set
+ *
+ * Since: 0.3
+ */
+SpawnChild *
+spawn_job_spawn (SpawnJob            *job,
+                 const char          *working_directory,
+                 const char * const  *argv,
+                 const char * const  *envp,
+                 GSpawnFlags          flags,
+                 GSpawnChildSetupFunc child_setup,
+                 gpointer             user_data,
+                 int                  stdin_fd,
+                 int                  stdout_fd,
+                 int                  stderr_fd,
+                 const int           *source_fds,
+                 const int           *target_fds,
+                 gsize                n_fds,
+                 int                 *stdin_pipe_out,
+                 int                 *stdout_pipe_out,
+                 int                 *stderr_pipe_out,
+                 SpawnChildFlags      child_flags,
+                 GError             **error)
+{
+  g_return_val_if_fail (SPAWN_IS_JOB (job), NULL);
+  return spawn_start (job, working_directory, argv, envp, flags, child_setup, user_data,
+                      stdin_fd, stdout_fd, stderr_fd, source_fds, target_fds, n_fds,
+                      stdin_pipe_out, stdout_pipe_out, stderr_pipe_out, child_flags, error);
 }
 
 /**

@@ -356,13 +356,26 @@ spawn_process_set_child_setup (SpawnProcess *self, GSpawnChildSetupFunc child_se
  * %G_SUBPROCESS_FLAGS_SEARCH_PATH_FROM_ENVP; %SPAWN_PROCESS_FLAGS_INHERIT_FDS
  * leaves our descriptors without close-on-exec open in the program, as
  * %G_SUBPROCESS_FLAGS_INHERIT_FDS.
+ *
+ * %SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP and
+ * %SPAWN_PROCESS_FLAGS_NEW_SESSION start the program in a process group
+ * (or session) of its own, and every signal this object sends
+ * (terminate, kill, send_signal, the kill timeout, the dispose policy) then
+ * goes to the group, while the program, its leader, runs: what a
+ * GSubprocess user writes a child_setup and a kill(-pid) for.  QProcess
+ * 6.7's `UnixProcessFlag::CreateNewSession` starts the session but still
+ * signals the program alone.  A descendant that leaves the group (a
+ * daemon's setsid()) is reached only by a job
+ * ([method@Spawn.Process.set_job]).
  */
 void
 spawn_process_set_flags (SpawnProcess *self, SpawnProcessFlags flags)
 {
   g_return_if_fail (SPAWN_IS_PROCESS (self));
   g_return_if_fail ((flags & ~(SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP |
-                               SPAWN_PROCESS_FLAGS_INHERIT_FDS)) == 0);
+                               SPAWN_PROCESS_FLAGS_INHERIT_FDS |
+                               SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP |
+                               SPAWN_PROCESS_FLAGS_NEW_SESSION)) == 0);
   if (self->flags == flags)
     return;
   self->flags = flags;
@@ -634,12 +647,59 @@ _spawn_process_init_config (SpawnProcess *self)
     self->channel_fds[i] = -1;
 }
 
+/**
+ * spawn_process_set_job:
+ * @self: a process
+ * @job: (nullable): the job its program and every descendant belong to,
+ *   or %NULL for none
+ *
+ * Starts the program in @job ([method@Spawn.Job.spawn]): the whole tree it
+ * starts is then one unit.  terminate, kill and send_signal signal every
+ * process of the job, the kill timeout and the dispose policy
+ * %SPAWN_DISPOSE_KILL kill it all (also what is left once the program has
+ * ended), and the job tells the tree's CPU time and memory.  Several
+ * processes may share a job; the job's cgroup is removed when the job is
+ * closed or finalized (the process holds a reference while set).  A
+ * job's finalization kills what is left in it: with
+ * %SPAWN_DISPOSE_LEAVE_RUNNING keep a reference to the job for as long
+ * as the tree should run.
+ * Neither GSubprocess nor QProcess has this: see docs/process.md.
+ *
+ * Since: 0.3
+ */
+void
+spawn_process_set_job (SpawnProcess *self, SpawnJob *job)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  g_return_if_fail (job == NULL || SPAWN_IS_JOB (job));
+  if (g_set_object (&self->job, job))
+    g_object_notify (G_OBJECT (self), "job");
+}
+
+/**
+ * spawn_process_get_job:
+ * @self: a process
+ *
+ * The job the next start puts the program in.
+ *
+ * Returns: (transfer none) (nullable): what [method@Spawn.Process.set_job] set
+ *
+ * Since: 0.3
+ */
+SpawnJob *
+spawn_process_get_job (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  return self->job;
+}
+
 void
 _spawn_process_clear_config (SpawnProcess *self)
 {
   guint i;
 
   g_clear_pointer (&self->argv, g_strfreev);
+  g_clear_object (&self->job);
   g_clear_pointer (&self->working_directory, g_free);
   g_clear_pointer (&self->environment, g_strfreev);
   g_clear_pointer (&self->env_changes, g_hash_table_unref);

@@ -244,13 +244,33 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
   SpawnChild *child = NULL;
   Plumbing p;
 
+  SpawnChildFlags child_flags = SPAWN_CHILD_FLAGS_NONE;
+
   if (!launch_check_config (self, error))
     return NULL;
+  /* A detached process is meant to outlive us: never killed. */
+  if (self->kill_on_close && !detached)
+    child_flags |= SPAWN_CHILD_KILL_ON_CLOSE;
+  if (self->flags & SPAWN_PROCESS_FLAGS_NEW_SESSION)
+    child_flags |= SPAWN_CHILD_NEW_SESSION;
+  else if (self->flags & SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP)
+    child_flags |= SPAWN_CHILD_NEW_PROCESS_GROUP;
   if (launch_plumb (self, detached, &p, error))
     {
       env = _spawn_process_build_environment (self);
-      /* A detached process is meant to outlive us: never killed. */
-      child = spawn_async_fd_full (self->working_directory,
+      /* A detached process leaves its job behind too. */
+      if (self->job != NULL && !detached)
+        child = spawn_job_spawn (self->job, self->working_directory,
+                                 (const char * const *) self->argv,
+                                 (const char * const *) env, p.flags,
+                                 p.child_setup != NULL ? launch_setup_in_child : NULL, &p,
+                                 p.child_fds[0], p.child_fds[1], p.child_fds[2],
+                                 (const int *) self->source_fds->data,
+                                 (const int *) self->target_fds->data,
+                                 self->source_fds->len, NULL, NULL, NULL,
+                                 child_flags, error);
+      else
+        child = spawn_async_fd_full (self->working_directory,
                               (const char * const *) self->argv,
                               (const char * const *) env, p.flags,
                               detached || p.child_setup != NULL ? launch_setup_in_child : NULL, &p,
@@ -258,11 +278,12 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
                               (const int *) self->source_fds->data,
                               (const int *) self->target_fds->data,
                               self->source_fds->len, NULL, NULL, NULL,
-                              self->kill_on_close && !detached
-                                ? SPAWN_CHILD_KILL_ON_CLOSE : SPAWN_CHILD_FLAGS_NONE,
-                              error);
+                              child_flags, error);
     }
   launch_close_child_fds (&p);
+  if (!detached)
+    self->signal_group = (child_flags & (SPAWN_CHILD_NEW_SESSION |
+                                         SPAWN_CHILD_NEW_PROCESS_GROUP)) != 0;
   if (child == NULL)
     {
       int i;
@@ -275,4 +296,14 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
         }
     }
   return child;
+}
+
+gboolean
+_spawn_process_signal_child (SpawnProcess *self, int signum, GError **error)
+{
+  if (self->job != NULL)
+    return spawn_job_send_signal (self->job, signum, error);
+  if (self->signal_group)
+    return spawn_child_send_signal_to_group (self->child, signum, error);
+  return spawn_child_send_signal (self->child, signum, error);
 }

@@ -15,6 +15,7 @@
 
 #include "spawn-core.h"
 #include <libspawn/spawn-process.h>
+#include <libspawn/spawn-job.h>
 
 typedef struct {
   int fd;                 /* our end; -1 when closed */
@@ -65,11 +66,13 @@ struct _SpawnProcess {
   SpawnDisposePolicy dispose_policy;
   gboolean kill_on_close;
   gsize read_buffer_size;      /* 0: unlimited */
+  SpawnJob *job;               /* NULL: the child alone */
 
   /* While running */
   SpawnProcessState state;
   SpawnChild *child;
   SpawnBackend backend;        /* of the running or last child */
+  gboolean signal_group;       /* the child leads its own process group */
   GSource *source;
   GMainContext *context;       /* the source's, ours while running */
   gpointer child_tag;
@@ -202,6 +205,7 @@ enum {
   PROP_BACKEND,
   PROP_EXIT_CODE,
   PROP_EXIT_STATUS,
+  PROP_JOB,
   N_PROPS
 };
 
@@ -269,6 +273,10 @@ char **_spawn_process_build_environment (SpawnProcess *self);
 /* spawn_async_fd_full() with the configuration; NULL and @error on
  * failure, with nothing left open. */
 SpawnChild *_spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error);
+/* Sends @signum to what the running child stands for: its process group
+ * with SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP or _NEW_SESSION, else the
+ * child alone. */
+gboolean _spawn_process_signal_child (SpawnProcess *self, int signum, GError **error);
 
 /* channel.c: no signal is emitted here; run.c announces what happened. */
 

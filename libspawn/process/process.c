@@ -57,7 +57,10 @@ spawn_process_dispose (GObject *object)
   SpawnProcess *self = SPAWN_PROCESS (object);
 
   if (self->child != NULL && self->dispose_policy == SPAWN_DISPOSE_KILL)
-    spawn_child_send_signal (self->child, SIGKILL, NULL);
+    _spawn_process_signal_child (self, SIGKILL, NULL);
+  /* The program has ended, what it left in its job has not. */
+  else if (self->job != NULL && self->dispose_policy == SPAWN_DISPOSE_KILL)
+    spawn_job_kill (self->job, NULL);
   /* Leave it running, as long as the application: a reference that the
    * reaper holds until it ends, so that our last one does not kill it. */
   else if (self->child != NULL && self->kill_on_close)
@@ -127,6 +130,9 @@ spawn_process_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_READ_BUFFER_SIZE:
       g_value_set_uint64 (value, self->read_buffer_size);
       break;
+    case PROP_JOB:
+      g_value_set_object (value, self->job);
+      break;
     case PROP_STATE:
       g_value_set_enum (value, self->state);
       break;
@@ -175,6 +181,9 @@ spawn_process_set_property (GObject *object, guint prop_id, const GValue *value,
       break;
     case PROP_READ_BUFFER_SIZE:
       spawn_process_set_read_buffer_size (self, (gsize) g_value_get_uint64 (value));
+      break;
+    case PROP_JOB:
+      spawn_process_set_job (self, g_value_get_object (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -246,6 +255,14 @@ spawn_process_class_init (SpawnProcessClass *klass)
    */
   props[PROP_READ_BUFFER_SIZE] = g_param_spec_uint64 ("read-buffer-size", NULL, NULL,
                                                       0, G_MAXSIZE, 0, rw);
+  /**
+   * SpawnProcess:job: (setter set_job) (getter get_job)
+   *
+   * The job the program and its descendants belong to, or %NULL.
+   *
+   * Since: 0.3
+   */
+  props[PROP_JOB] = g_param_spec_object ("job", NULL, NULL, SPAWN_TYPE_JOB, rw);
   /**
    * SpawnProcess:state: (getter get_state)
    *

@@ -351,7 +351,7 @@ run_check_deadlines (SpawnProcess *self)
   if (self->kill_deadline > 0 && now >= self->kill_deadline)
     {
       self->kill_deadline = 0;
-      if (spawn_child_send_signal (self->child, SIGKILL, NULL))
+      if (_spawn_process_signal_child (self, SIGKILL, NULL))
         run_emit_error (self, SPAWN_PROCESS_ERROR_TIMED_OUT,
                                    "Process %d killed after %d ms",
                                    (int) spawn_child_get_pid (self->child),
@@ -584,7 +584,7 @@ run_send_signal (SpawnProcess *self, int signum, gboolean ending, GError **error
   if (self->state != SPAWN_PROCESS_RUNNING)
     return _spawn_process_fail_not_running (error);
   /* Through the process's fd: never a process that reused the PID. */
-  if (!spawn_child_send_signal (self->child, signum, &local_error))
+  if (!_spawn_process_signal_child (self, signum, &local_error))
     {
       /* ESRCH: it has exited, and its end is on its way to us (clonefd,
        * whose kernel reaps it at once; sigchld, whose SIGCHLD handler

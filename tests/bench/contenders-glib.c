@@ -13,6 +13,8 @@
 
 #include <gio/gio.h>
 
+#include <string.h>
+
 #include <libspawn/libspawn.h>
 
 static void
@@ -84,6 +86,47 @@ static void
 libspawn_async_cleanup (BenchContender *c G_GNUC_UNUSED, BenchSlot *slot)
 {
   g_clear_pointer ((SpawnChild **) &slot->handle, spawn_child_unref);
+}
+
+/* A job per child (issue 28): what a cgroup per spawn costs, all of it
+ * counted: mkdir and the controllers at the spawn, and at the end, before
+ * the exit counts as delivered, the job's close (cgroup.events read,
+ * cpu.stat read, rmdir).  Where no cgroup can be made the row measures
+ * the process-group fallback, and its name says so. */
+static void
+job_exited (SpawnChild          *child G_GNUC_UNUSED,
+            const SpawnExitInfo *info G_GNUC_UNUSED,
+            const GError        *error,
+            gpointer             data)
+{
+  BenchSlot *slot = data;
+
+  if (error != NULL)
+    bench_die ("libspawn job watch: %s", error->message);
+  if (!spawn_job_close (slot->handle, -1, NULL))
+    bench_die ("spawn_job_close failed");
+  g_clear_object (&slot->handle);
+  bench_exited (slot);
+}
+
+static void
+job_start (BenchContender *c, const char * const *argv, BenchSlot *slot)
+{
+  SpawnJob *job = spawn_job_new ();
+  GError *error = NULL;
+  SpawnChild *child;
+
+  child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                           NULL, NULL, 0, NULL, NULL, NULL, 0, &error);
+  if (child == NULL)
+    bench_die ("spawn_job_spawn: %s", error->message);
+  if (spawn_job_get_mode (job) != SPAWN_JOB_MODE_CGROUP && strstr (c->name, "fallback") == NULL)
+    bench_die ("%s: no cgroup here (LIBSPAWN_JOB_MODE=process-group measures the fallback)",
+               c->name);
+  slot->handle = job;
+  bench_pending++;
+  spawn_child_watch_add (child, job_exited, slot);
+  spawn_child_unref (child);
 }
 
 static void
@@ -176,7 +219,7 @@ bench_glib_contenders (BenchContender *out, gsize max)
     {
       if (!spawn_backend_is_available (backends[i]))
         continue;
-      g_assert (n + 3 <= max);
+      g_assert (n + 4 <= max);
       out[n++] = (BenchContender) {
         .name = g_strconcat ("libspawn-", spawn_backend_to_string (backends[i]), NULL),
         .family = "libspawn", .backend = backends[i], .setup = libspawn_setup,
@@ -188,6 +231,13 @@ bench_glib_contenders (BenchContender *out, gsize max)
         .family = "libspawn-async", .backend = backends[i], .setup = libspawn_setup,
         .start = libspawn_async_start, .wait = bench_main_loop_wait,
         .cleanup = libspawn_async_cleanup,
+      };
+      out[n++] = (BenchContender) {
+        .name = g_strconcat ("libspawn-", spawn_backend_to_string (backends[i]),
+                             g_strcmp0 (g_getenv ("LIBSPAWN_JOB_MODE"), "process-group") == 0
+                               ? "-job-fallback" : "-job", NULL),
+        .family = "libspawn-job", .backend = backends[i], .setup = libspawn_setup,
+        .start = job_start, .wait = bench_main_loop_wait,
       };
       out[n++] = (BenchContender) {
         .name = g_strconcat ("SpawnProcess-", spawn_backend_to_string (backends[i]), NULL),

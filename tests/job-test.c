@@ -1,0 +1,752 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
+/* job-test: process groups, sessions and jobs (issue 28).
+ *
+ * The trees come from tests/job-helper, which prints the PID of every
+ * descendant it leaves and then "ready".  We open a pidfd on each while its
+ * parent (the helper, which we hold) still runs, so a recycled PID can
+ * neither pass nor fail a case, and "gone" means the pidfd turned readable
+ * (the process has ended, whoever reaps it).  Every case kills what it
+ * started, whatever it asserts.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <libspawn/libspawn.h>
+#include "testutil.h"
+
+/* A bound, not an expectation: a killed process is gone in milliseconds,
+ * but this machine may be loaded (kill-test allows 60 s too). */
+#define GONE_TIMEOUT_MS 60000
+
+static char *job_helper;
+
+/* What a helper left: its descendants, as pidfds. */
+typedef struct {
+  SpawnChild *child;
+  GArray *pidfds;           /* int */
+  GArray *pids;             /* int */
+  char *first_line;
+} JobTree;
+
+static int
+job_test_pidfd_open (pid_t pid)
+{
+  int fd = syscall (SYS_pidfd_open, pid, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  return fd;
+}
+
+/* Reads the helper's lines up to "ready" from @fd. */
+static void
+job_tree_read (JobTree *tree, int fd)
+{
+  g_autoptr (GString) line = g_string_new (NULL);
+  char c;
+
+  for (;;)
+    {
+      ssize_t n = read (fd, &c, 1);
+
+      g_assert_cmpint (n, ==, 1);
+      if (c != '\n')
+        {
+          g_string_append_c (line, c);
+          continue;
+        }
+      if (strcmp (line->str, "ready") == 0)
+        break;
+      if (tree->first_line == NULL || g_str_has_prefix (line->str, "cgroup "))
+        {
+          g_free (tree->first_line);
+          tree->first_line = g_strdup (line->str);
+        }
+      if (strchr (line->str, ' ') == NULL)
+        {
+          int pid = atoi (line->str);
+          int pidfd = job_test_pidfd_open (pid);
+
+          g_array_append_val (tree->pids, pid);
+          g_array_append_val (tree->pidfds, pidfd);
+        }
+      g_string_truncate (line, 0);
+    }
+}
+
+/* job-helper MODE [ARG] [ARG2] with @child_flags, in @job if not NULL, read
+ * to "ready". */
+static JobTree *
+job_tree_start_full (SpawnJob *job, SpawnChildFlags child_flags, const char *mode,
+                     const char *arg, const char *arg2)
+{
+  const char *argv[] = { job_helper, mode, arg, arg2, NULL };
+  GError *error = NULL;
+  JobTree *tree = g_new0 (JobTree, 1);
+  int out = -1;
+
+  tree->pidfds = g_array_new (FALSE, FALSE, sizeof (int));
+  tree->pids = g_array_new (FALSE, FALSE, sizeof (int));
+  if (job != NULL)
+    tree->child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                                   NULL, NULL, 0, NULL, &out, NULL, child_flags, &error);
+  else
+    tree->child = spawn_async_fd_full (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                                       NULL, NULL, 0, NULL, &out, NULL, child_flags,
+                                       &error);
+  g_assert_no_error (error);
+  job_tree_read (tree, out);
+  close (out);
+  return tree;
+}
+
+static JobTree *
+job_tree_start (SpawnChildFlags child_flags, const char *mode, const char *arg)
+{
+  return job_tree_start_full (NULL, child_flags, mode, arg, NULL);
+}
+
+/* Whether the process behind @pidfd ends within @timeout_ms (poll() again
+ * after a signal: the sigchld backend's SIGCHLD handler interrupts it). */
+static gboolean
+job_test_pidfd_gone (int pidfd, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  struct pollfd pfd = { pidfd, POLLIN, 0 };
+  int r;
+
+  for (;;)
+    {
+      gint64 left = MAX (0, deadline - g_get_monotonic_time ()) / 1000;
+
+      r = poll (&pfd, 1, (int) left);
+      if (r >= 0 || errno != EINTR)
+        return r == 1;
+    }
+}
+
+/* The count of the tree's descendants still running after @timeout_ms. */
+static guint
+job_tree_count_alive (JobTree *tree, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_ms * 1000;
+  guint i, alive = 0;
+
+  for (i = 0; i < tree->pidfds->len; i++)
+    {
+      gint64 left = MAX (0, deadline - g_get_monotonic_time ()) / 1000;
+
+      if (!job_test_pidfd_gone (g_array_index (tree->pidfds, int, i), left))
+        alive++;
+    }
+  return alive;
+}
+
+/* Kills whatever is left (through the pidfds: never a recycled PID),
+ * waits for the helper, frees. */
+static void
+job_tree_free (JobTree *tree)
+{
+  guint i;
+
+  if (tree->child != NULL)
+    {
+      spawn_child_send_signal (tree->child, SIGKILL, NULL);
+      g_assert_true (spawn_child_wait (tree->child, NULL, NULL, NULL));
+      spawn_child_unref (tree->child);
+    }
+  for (i = 0; i < tree->pidfds->len; i++)
+    {
+      int fd = g_array_index (tree->pidfds, int, i);
+
+      syscall (SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+      g_assert_true (job_test_pidfd_gone (fd, GONE_TIMEOUT_MS));
+      close (fd);
+    }
+  g_array_unref (tree->pidfds);
+  g_array_unref (tree->pids);
+  g_free (tree->first_line);
+  g_free (tree);
+}
+
+/* Process groups and sessions */
+
+static void
+test_group_ids (gconstpointer data)
+{
+  static const SpawnChildFlags flags[] = {
+    SPAWN_CHILD_FLAGS_NONE, SPAWN_CHILD_NEW_PROCESS_GROUP, SPAWN_CHILD_NEW_SESSION,
+  };
+  gsize i;
+
+  g_test_summary ("A child with NEW_PROCESS_GROUP leads a group, with NEW_SESSION a "
+                  "session; without either it is in ours");
+  if (!testutil_use_backend (data))
+    return;
+  for (i = 0; i < G_N_ELEMENTS (flags); i++)
+    {
+      JobTree *tree = job_tree_start (flags[i], "ids", NULL);
+      int pid = spawn_child_get_pid (tree->child);
+      int pgid = -1, sid = -1, got_pid = -1;
+
+      g_assert_cmpint (sscanf (tree->first_line, "%d %d %d", &got_pid, &pgid, &sid), ==, 3);
+      g_assert_cmpint (got_pid, ==, pid);
+      g_assert_cmpint (pgid, ==, flags[i] == SPAWN_CHILD_FLAGS_NONE ? getpgid (0) : pid);
+      g_assert_cmpint (sid, ==, flags[i] == SPAWN_CHILD_NEW_SESSION ? pid : getsid (0));
+      job_tree_free (tree);
+    }
+}
+
+static void
+test_group_signal (gconstpointer data)
+{
+  GError *error = NULL;
+  JobTree *tree;
+
+  g_test_summary ("send_signal_to_group reaches the children and a double-forked "
+                  "daemon, not a daemon that called setsid()");
+  if (!testutil_use_backend (data))
+    return;
+  tree = job_tree_start (SPAWN_CHILD_NEW_PROCESS_GROUP, "all", NULL);
+  g_assert_cmpuint (tree->pidfds->len, ==, 3);
+  g_assert_true (spawn_child_send_signal_to_group (tree->child, SIGKILL, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (tree->child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  /* The sleeper and the plain daemon are gone; the setsid() one, in a
+   * session (and group) of its own, escapes: what a job is for. */
+  g_assert_true (job_test_pidfd_gone (g_array_index (tree->pidfds, int, 0), GONE_TIMEOUT_MS));
+  g_assert_true (job_test_pidfd_gone (g_array_index (tree->pidfds, int, 1), GONE_TIMEOUT_MS));
+  g_assert_false (job_test_pidfd_gone (g_array_index (tree->pidfds, int, 2), 0));
+  /* The leader has ended: no more group signals (its PID may be reused). */
+  g_assert_false (spawn_child_send_signal_to_group (tree->child, SIGKILL, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_SRCH);
+  g_clear_error (&error);
+  job_tree_free (tree);
+}
+
+static void
+test_group_not_leader (gconstpointer data)
+{
+  GError *error = NULL;
+  JobTree *tree;
+
+  g_test_summary ("send_signal_to_group on a child without a group of its own is "
+                  "an error, and signals nothing (our own group is the child's)");
+  if (!testutil_use_backend (data))
+    return;
+  tree = job_tree_start (SPAWN_CHILD_FLAGS_NONE, "tree", "1");
+  g_assert_false (spawn_child_send_signal_to_group (tree->child, SIGTERM, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL);
+  g_assert_nonnull (strstr (error->message, "no process group"));
+  g_clear_error (&error);
+  /* Had it signalled our group, we would not be here (SIGTERM). */
+  g_assert_false (job_test_pidfd_gone (g_array_index (tree->pidfds, int, 0), 0));
+  job_tree_free (tree);
+}
+
+/* SpawnProcess with NEW_PROCESS_GROUP / NEW_SESSION: terminate() ends the
+ * group; without the flag it ends the program alone. */
+static void
+test_group_process_terminate (gconstpointer data)
+{
+  static const SpawnProcessFlags flags[] = {
+    SPAWN_PROCESS_FLAGS_NONE, SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP,
+    SPAWN_PROCESS_FLAGS_NEW_SESSION,
+  };
+  gsize i;
+
+  g_test_summary ("SpawnProcess terminate() signals the whole group with "
+                  "NEW_PROCESS_GROUP or NEW_SESSION, the program alone without");
+  if (!testutil_use_backend (data))
+    return;
+  for (i = 0; i < G_N_ELEMENTS (flags); i++)
+    {
+      const char *argv[] = { job_helper, "tree", "2", NULL };
+      g_autoptr (SpawnProcess) proc = spawn_process_new (argv);
+      JobTree tree = { 0 };
+      GError *error = NULL;
+      guint j;
+
+      tree.pidfds = g_array_new (FALSE, FALSE, sizeof (int));
+      tree.pids = g_array_new (FALSE, FALSE, sizeof (int));
+      spawn_process_set_flags (proc, flags[i]);
+      {
+        int p[2];
+
+        g_assert_cmpint (pipe2 (p, O_CLOEXEC), ==, 0);
+        spawn_process_set_channel_fd (proc, SPAWN_PROCESS_STDOUT, p[1]);
+        testutil_start_ok (proc);
+        close (p[1]);
+        job_tree_read (&tree, p[0]);
+        close (p[0]);
+      }
+      g_assert_true (spawn_process_terminate (proc, &error));
+      g_assert_no_error (error);
+      g_assert_true (spawn_process_wait_for_finished (proc, 5000, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_true (spawn_process_get_if_signaled (proc));
+      g_assert_cmpuint (job_tree_count_alive (&tree, flags[i] == 0 ? 0 : GONE_TIMEOUT_MS),
+                        ==, flags[i] == 0 ? 2 : 0);
+      for (j = 0; j < tree.pidfds->len; j++)
+        {
+          int fd = g_array_index (tree.pidfds, int, j);
+
+          syscall (SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+          g_assert_true (job_test_pidfd_gone (fd, GONE_TIMEOUT_MS));
+          close (fd);
+        }
+      g_array_unref (tree.pidfds);
+      g_array_unref (tree.pids);
+      g_free (tree.first_line);
+    }
+}
+
+static const TestutilCase group_cases[] = {
+  { "ids", test_group_ids },
+  { "signal", test_group_signal },
+  { "not-leader", test_group_not_leader },
+  { "process-terminate", test_group_process_terminate },
+};
+
+/* Jobs */
+
+/* A new job; NULL, with the case skipped and the reason given, where a
+ * cgroup v2 of our own cannot be made here. */
+static SpawnJob *
+job_test_cgroup_job (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  SpawnJob *job;
+  SpawnChild *child;
+  GError *error = NULL;
+
+  if (!testutil_use_backend (data))
+    return NULL;
+  job = spawn_job_new ();
+  child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                           NULL, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
+  spawn_child_unref (child);
+  if (spawn_job_get_mode (job) != SPAWN_JOB_MODE_CGROUP)
+    {
+      g_test_skip ("no writable cgroup v2 here (the job fell back on process groups; "
+                   "run with LIBSPAWN_LOG debug output to see why)");
+      g_object_unref (job);
+      return NULL;
+    }
+  return job;
+}
+
+/* What we can see of our cgroup directory: entries of ours. */
+static guint
+job_test_count_cgroup_dirs (const char *job_path)
+{
+  g_autofree char *parent = g_path_get_dirname (job_path);
+  g_autofree char *prefix = g_strdup_printf ("libspawn-job-%d-", (int) getpid ());
+  GDir *dir = g_dir_open (parent, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_prefix (name, prefix))
+      n++;
+  g_dir_close (dir);
+  return n;
+}
+
+static void
+test_job_stop_tree (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = job_test_cgroup_job (data);
+  g_autofree char *path = NULL;
+  g_autofree char *cg_line = NULL, *proc_cgroup = NULL;
+  GError *error = NULL;
+  JobTree *tree;
+
+  g_test_summary ("In the cgroup mode a child is born in the job's cgroup, and "
+                  "spawn_job_kill() ends the child, its children, a double-forked "
+                  "daemon and a setsid() daemon; close removes the cgroup");
+  if (job == NULL)
+    return;
+  path = g_strdup (spawn_job_get_cgroup_path (job));
+  g_assert_nonnull (path);
+  tree = job_tree_start_full (job, 0, "all", NULL, NULL);
+  g_assert_cmpuint (tree->pidfds->len, ==, 3);
+  /* The daemon that left the session is still in the cgroup. */
+  proc_cgroup = g_strdup_printf ("/proc/%d/cgroup", g_array_index (tree->pids, int, 2));
+  g_assert_true (g_file_get_contents (proc_cgroup, &cg_line, NULL, NULL));
+  g_assert_nonnull (strstr (cg_line, strrchr (path, '/')));
+  g_assert_false (spawn_job_is_empty (job));
+
+  g_assert_true (spawn_job_kill (job, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (job_tree_count_alive (tree, GONE_TIMEOUT_MS), ==, 0);
+  g_assert_true (spawn_child_wait (tree->child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_null (spawn_job_get_cgroup_path (job));
+  job_tree_free (tree);
+}
+
+static void
+test_job_outlives_child (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = job_test_cgroup_job (data);
+  GError *error = NULL;
+  SpawnExitInfo info;
+  JobTree *tree;
+
+  g_test_summary ("What the child leaves when it exits stays in the job until the "
+                  "job is killed");
+  if (job == NULL)
+    return;
+  tree = job_tree_start_full (job, 0, "exit-after-tree", "3", NULL);
+  g_assert_true (spawn_child_wait (tree->child, &info, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
+  g_assert_cmpuint (job_tree_count_alive (tree, 0), ==, 3);
+  g_assert_false (spawn_job_is_empty (job));
+  g_assert_true (spawn_job_kill (job, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (job_tree_count_alive (tree, GONE_TIMEOUT_MS), ==, 0);
+  g_assert_true (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_job_is_empty (job));
+  job_tree_free (tree);
+}
+
+static void
+test_job_cpu_time (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = job_test_cgroup_job (data);
+  GError *error = NULL;
+  SpawnExitInfo info;
+  guint64 before, cpu, user;
+  JobTree *tree;
+
+  g_test_summary ("A job's CPU time includes its grandchildren's, which no rusage "
+                  "of the child's has (orphans that nobody waits for)");
+  if (job == NULL)
+    return;
+  before = spawn_job_get_cpu_usec (job, NULL, NULL);
+  tree = job_tree_start_full (job, 0, "busy-orphans", "2", "200");
+  g_assert_true (spawn_child_wait (tree->child, &info, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (job_tree_count_alive (tree, GONE_TIMEOUT_MS), ==, 0);
+  cpu = spawn_job_get_cpu_usec (job, &user, NULL);
+  /* 2 x 200 ms burnt; the child itself burnt next to nothing. */
+  g_assert_cmpuint (cpu - before, >=, 380000);
+  /* The helper burns by reading CLOCK_PROCESS_CPUTIME_ID, a system call:
+   * how the time splits between user and system varies. */
+  g_assert_cmpuint (user, <=, cpu);
+  g_assert_cmpuint (info.utime_usec, <, 100000);
+  /* Kept across close. */
+  g_assert_true (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (spawn_job_get_cpu_usec (job, NULL, NULL), ==, cpu);
+  job_tree_free (tree);
+}
+
+static void
+test_job_many (gconstpointer data)
+{
+  g_autoptr (SpawnJob) probe = job_test_cgroup_job (data);
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  g_autofree char *path = NULL;
+  guint i;
+
+  g_test_summary ("1000 jobs, each finalized after its child ended, leave no cgroup "
+                  "directory behind");
+  if (probe == NULL)
+    return;
+  path = g_strdup (spawn_job_get_cgroup_path (probe));
+  g_clear_object (&probe);
+  g_assert_cmpuint (job_test_count_cgroup_dirs (path), ==, 0);
+  for (i = 0; i < 1000; i++)
+    {
+      SpawnJob *job = spawn_job_new ();
+      GError *error = NULL;
+      SpawnChild *child;
+
+      child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL,
+                               NULL, 0, NULL, NULL, NULL, 0, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_CGROUP);
+      g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
+      spawn_child_unref (child);
+      g_object_unref (job);
+    }
+  g_assert_cmpuint (job_test_count_cgroup_dirs (path), ==, 0);
+}
+
+static void
+test_job_memory_limit (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = NULL;
+  const char *argv[] = { job_helper, "hog", "256", NULL };
+  g_autofree char *controllers = NULL, *self_path = NULL, *contents = NULL;
+  GError *error = NULL;
+  SpawnExitInfo info;
+  SpawnChild *child;
+  const char *line;
+
+  g_test_summary ("A job with a 64 MiB memory limit: a 256 MiB hog is OOM-killed, "
+                  "and the job counts the OOM kill");
+  if (!testutil_use_backend (data))
+    return;
+  /* The memory controller must be ours to hand down. */
+  g_assert_true (g_file_get_contents ("/proc/self/cgroup", &contents, NULL, NULL));
+  line = strstr (contents, "0::");
+  if (line == NULL)
+    {
+      g_test_skip ("no cgroup v2 hierarchy here (guests: mount cgroup2 at /sys/fs/cgroup)");
+      return;
+    }
+  job = spawn_job_new ();
+  spawn_job_set_memory_max (job, 64 << 20);
+  child = spawn_job_spawn (job, NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                           -1, -1, -1, NULL, NULL, 0, NULL, NULL, NULL, 0, &error);
+  if (child == NULL)
+    {
+      /* Say why, and that it was the right error: a clear one. */
+      g_assert_nonnull (strstr (error->message, "with limits"));
+      g_test_skip_printf ("no memory controller for a job here: %s", error->message);
+      g_clear_error (&error);
+      return;
+    }
+  g_assert_true (spawn_child_wait (child, &info, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (info.kind, ==, SPAWN_EXIT_KILLED);
+  g_assert_cmpint (info.status, ==, SIGKILL);
+  g_assert_cmpuint (spawn_job_get_oom_kills (job), >=, 1);
+  spawn_child_unref (child);
+  g_assert_true (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_job_process (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = job_test_cgroup_job (data);
+  const char *argv[] = { job_helper, "all", NULL };
+  g_autoptr (SpawnProcess) proc = NULL;
+  JobTree tree = { 0 };
+  GError *error = NULL;
+  int p[2];
+  guint j;
+
+  g_test_summary ("SpawnProcess with a job: terminate() ends the whole tree, setsid() "
+                  "daemon included");
+  if (job == NULL)
+    return;
+  proc = spawn_process_new (argv);
+  spawn_process_set_job (proc, job);
+  g_assert_true (spawn_process_get_job (proc) == job);
+  tree.pidfds = g_array_new (FALSE, FALSE, sizeof (int));
+  tree.pids = g_array_new (FALSE, FALSE, sizeof (int));
+  g_assert_cmpint (pipe2 (p, O_CLOEXEC), ==, 0);
+  spawn_process_set_channel_fd (proc, SPAWN_PROCESS_STDOUT, p[1]);
+  testutil_start_ok (proc);
+  close (p[1]);
+  job_tree_read (&tree, p[0]);
+  close (p[0]);
+  g_assert_true (spawn_process_terminate (proc, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_process_wait_for_finished (proc, 5000, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (spawn_process_get_term_sig (proc), ==, SIGTERM);
+  g_assert_cmpuint (job_tree_count_alive (&tree, GONE_TIMEOUT_MS), ==, 0);
+  for (j = 0; j < tree.pidfds->len; j++)
+    close (g_array_index (tree.pidfds, int, j));
+  g_array_unref (tree.pidfds);
+  g_array_unref (tree.pids);
+}
+
+static void
+test_job_fallback_forced (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = NULL;
+  GError *error = NULL;
+  JobTree *tree;
+
+  g_test_summary ("LIBSPAWN_JOB_MODE=process-group: the job says so, and kill ends "
+                  "the group (not the setsid() daemon: the documented limit)");
+  if (!testutil_use_backend (data))
+    return;
+  if (!testutil_isolated ())
+    return;
+  g_setenv ("LIBSPAWN_JOB_MODE", "process-group", TRUE);
+  job = spawn_job_new ();
+  g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_NONE);
+  tree = job_tree_start_full (job, 0, "all", NULL, NULL);
+  g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_PROCESS_GROUP);
+  g_assert_null (spawn_job_get_cgroup_path (job));
+  g_assert_true (spawn_job_kill (job, &error));
+  g_assert_no_error (error);
+  g_assert_true (job_test_pidfd_gone (g_array_index (tree->pidfds, int, 0), GONE_TIMEOUT_MS));
+  g_assert_true (job_test_pidfd_gone (g_array_index (tree->pidfds, int, 1), GONE_TIMEOUT_MS));
+  g_assert_false (job_test_pidfd_gone (g_array_index (tree->pidfds, int, 2), 0));
+  job_tree_free (tree);
+}
+
+static void
+test_job_fallback_no_cgroup (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = NULL;
+  g_autoptr (SpawnJob) limited = NULL;
+  g_autofree char *contents = NULL;
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  GError *error = NULL;
+  SpawnChild *child;
+  g_auto (GStrv) lines = NULL;
+  guint i;
+
+  g_test_summary ("Where no cgroup2 is mounted the job falls back on process groups "
+                  "and says so; a job with limits fails with a clear error instead");
+  if (!g_test_subprocess () && geteuid () != 0)
+    {
+      g_test_skip ("needs root: the case unmounts cgroup2 in a mount namespace of its own");
+      return;
+    }
+  if (!testutil_use_backend (data))
+    return;
+  if (!testutil_isolated ())
+    return;
+  g_assert_cmpint (unshare (CLONE_NEWNS), ==, 0);
+  g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+  g_assert_true (g_file_get_contents ("/proc/self/mountinfo", &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+  for (i = 0; lines[i] != NULL; i++)
+    if (strstr (lines[i], " - cgroup2 ") != NULL)
+      {
+        g_auto (GStrv) f = g_strsplit (lines[i], " ", 6);
+
+        g_assert_cmpint (umount2 (f[4], MNT_DETACH), ==, 0);
+      }
+  job = spawn_job_new ();
+  child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                           NULL, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_PROCESS_GROUP);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
+  spawn_child_unref (child);
+
+  limited = spawn_job_new ();
+  spawn_job_set_pids_max (limited, 10);
+  g_assert_null (spawn_job_spawn (limited, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                                  NULL, NULL, 0, NULL, NULL, NULL, 0, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "spawn-helper"));
+  g_assert_nonnull (strstr (error->message, "with limits"));
+  g_clear_error (&error);
+}
+
+static void
+test_job_app_killed (gconstpointer data)
+{
+  g_autofree char *app = NULL;
+  g_autofree char *path = NULL;
+  const char *app_argv[5];
+  GError *error = NULL;
+  SpawnExitInfo info;
+  JobTree *tree;
+  gint64 start;
+
+  g_test_summary ("An application SIGKILLed with a kill-on-close job running: the "
+                  "whole tree (setsid() daemon included) is gone within a bound, and "
+                  "so is the job's cgroup directory");
+  {
+    g_autoptr (SpawnJob) probe = job_test_cgroup_job (data);
+
+    if (probe == NULL)
+      return;
+  }
+  {
+    g_autofree char *dir = g_path_get_dirname (job_helper);
+
+    app = g_build_filename (dir, "job-app", NULL);
+  }
+  app_argv[0] = app;
+  app_argv[1] = job_helper;
+  app_argv[2] = "all";
+  app_argv[3] = NULL;
+  tree = g_new0 (JobTree, 1);
+  tree->pidfds = g_array_new (FALSE, FALSE, sizeof (int));
+  tree->pids = g_array_new (FALSE, FALSE, sizeof (int));
+  {
+    g_autofree char *backend = g_strdup (spawn_backend_to_string (testutil_backend (data)));
+    g_auto (GStrv) env = g_environ_setenv (g_get_environ (), "LIBSPAWN_BACKEND", backend, TRUE);
+    int out = -1;
+
+    tree->child = spawn_async_fd_full (NULL, app_argv, (const char * const *) env, 0, NULL,
+                                       NULL, -1, -1, -1, NULL, NULL, 0, NULL, &out, NULL, 0,
+                                       &error);
+    g_assert_no_error (error);
+    job_tree_read (tree, out);
+    close (out);
+  }
+  g_assert_cmpuint (tree->pidfds->len, ==, 3);
+  g_assert_nonnull (tree->first_line);
+  g_assert_true (g_str_has_prefix (tree->first_line, "cgroup /"));
+  path = g_strdup (tree->first_line + strlen ("cgroup "));
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_DIR));
+
+  start = g_get_monotonic_time ();
+  g_assert_true (spawn_child_send_signal (tree->child, SIGKILL, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (tree->child, &info, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (job_tree_count_alive (tree, GONE_TIMEOUT_MS), ==, 0);
+  g_test_message ("tree gone %.1f ms after the SIGKILL",
+                  (g_get_monotonic_time () - start) / 1000.0);
+  /* The guardian removes the directory once the cgroup is empty (it looks
+   * once a second). */
+  while (g_file_test (path, G_FILE_TEST_EXISTS) &&
+         g_get_monotonic_time () - start < GONE_TIMEOUT_MS * (gint64) 1000)
+    g_usleep (50000);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_test_message ("cgroup removed %.1f ms after the SIGKILL",
+                  (g_get_monotonic_time () - start) / 1000.0);
+  job_tree_free (tree);
+}
+
+static const TestutilCase job_cases[] = {
+  { "stop-tree", test_job_stop_tree },
+  { "outlives-child", test_job_outlives_child },
+  { "cpu-time", test_job_cpu_time },
+  { "many", test_job_many },
+  { "memory-limit", test_job_memory_limit },
+  { "process", test_job_process },
+  { "fallback-forced", test_job_fallback_forced },
+  { "fallback-no-cgroup", test_job_fallback_no_cgroup },
+  { "app-killed", test_job_app_killed },
+};
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *dir = NULL;
+
+  testutil_init (&argc, &argv);
+  dir = g_path_get_dirname (testutil_helper);
+  job_helper = g_build_filename (dir, "job-helper", NULL);
+  testutil_add_backend_cases ("/spawn/group", group_cases, G_N_ELEMENTS (group_cases));
+  testutil_add_backend_cases ("/spawn/job", job_cases, G_N_ELEMENTS (job_cases));
+  return g_test_run ();
+}
