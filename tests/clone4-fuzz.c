@@ -536,7 +536,11 @@ wild_call (struct worker *w, struct rng *r)
   if (size > 0 && size < ARGS_SIZE) {
     must_fail = 1, want_errno = EINVAL;
   } else if (size > 0 && !args_readable) {
-    must_fail = 1, want_errno = EFAULT;
+    /* A kernel without the cgroup field checks bytes 56 on for zero
+     * before it copies the rest: a straddling struct whose cgroup bytes
+     * are readable and not zero is E2BIG there, not EFAULT. */
+    must_fail = 1;
+    want_errno = !cgroup_field && cg && args_kind == P_STRADDLE ? 0 : EFAULT;
   } else if (tail_dirty || (!cgroup_field && k_cg)) {
     /* Without the field, its bytes are an unknown tail too. */
     must_fail = 1, want_errno = E2BIG;
