@@ -185,6 +185,7 @@ struct worker {
   unsigned char *ro_bad;    /* PROT_READ, always: the chaos threads' unwritable buffer */
   /* Statistics. */
   long calls, wild, created, refused, by_errno[134];
+  long into_cgroup; /* wild children made with CLONE_INTO_CGROUP */
   long behaviours[8], autokills, autokill_flag;
   atomic_long chaos_ops, passed_fds, forked_reads;
 };
@@ -606,6 +607,8 @@ wild_call (struct worker *w, struct rng *r)
   }
 
   w->created++;
+  if (flags & CLONE_INTO_CGROUP)
+    w->into_cgroup++;
   if (must_fail) {
     worker_fail (w, "flags %#llx size %u args kind %d clonefd kind %d flags %#x pad %u "
                  "cgroup kind %d value %#llx: created process %ld, must be refused",
@@ -1174,7 +1177,8 @@ worker_main (struct worker *w)
     if (w->by_errno[e])
       printf (" %s %ld", e ? strerrorname_np (e) : "other", w->by_errno[e]);
   /* Children made, not calls tried (EAGAIN and ENOMEM are tolerated). */
-  printf ("), %ld processes made; behaviour children:", w->created);
+  printf ("), %ld processes made (%ld with CLONE_INTO_CGROUP); behaviour children:", w->created,
+          w->into_cgroup);
   for (int b = 0; b < B_N; b++)
     printf (" %s %ld", behaviour_name[b], w->behaviours[b]);
   printf (" (%ld with CLONE_FD_AUTOKILL); autokill children %ld", w->autokill_flag, w->autokills);
