@@ -4,7 +4,9 @@
 /* clone4-failnth: systematic fault injection inside clone4().
  *
  * For each combination of CLONE_FD, CLONE_AUTOREAP and CLONE_FD_AUTOKILL
- * (and the library's sets with CLONE_VM | CLONE_VFORK), fail the 1st, 2nd, 3rd ... fault point that the
+ * (and the library's sets with CLONE_VM | CLONE_VFORK; and, where the
+ * kernel has struct clone4_args' cgroup field and a cgroup2 is mounted,
+ * with CLONE_INTO_CGROUP into a cgroup made for the run), fail the 1st, 2nd, 3rd ... fault point that the
  * calling task passes inside clone4() -- slab allocation, page allocation
  * or user copy, through /proc/thread-self/fail-nth -- until a call runs
  * without reaching the Nth point.  After each call that failed: an errno
@@ -12,7 +14,8 @@
  * open descriptor, no child and no zombie.  A call that succeeded despite
  * the fault (the kernel has a fallback) must deliver a whole child whose
  * exit is reported.  A failed CLONE_FD_AUTOKILL call releases its file on
- * the error path, which must kill nothing and leave nothing.  At the end, a kmemleak scan must find nothing.
+ * the error path, which must kill nothing and leave nothing.  The run's
+ * cgroup must be empty at the end and removable.  At the end, a kmemleak scan must find nothing.
  *
  * Needs a kernel with clone4 and CONFIG_FAULT_INJECTION (the debug
  * variant); elsewhere it says why and skips.  Root, for debugfs.  x86_64.
@@ -31,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -42,14 +46,18 @@
 #define CLONE_AUTOREAP_ (1ULL << 61)
 #define CLONE_FD_ (1ULL << 62)
 #define CLONE_FD_AUTOKILL_ (1ULL << 60)
+#define CLONE_INTO_CGROUP_ 0x200000000ULL
 #define CHILD_STATUS 7
 /* No combination has come near this many fault points; reaching it means
  * the loop no longer converges. */
 #define MAX_POINTS 2000
 
+/* CLONE4_ARGS_SIZE_VER1: a kernel without the cgroup field takes it too,
+ * as long as cgroup is 0. */
 struct clone4_args {
   uint64_t ptid, ctid, stack_start, stack_size, tls, clonefd;
   uint32_t clonefd_flags, pad;
+  uint64_t cgroup;
 };
 
 struct clonefd_info {
@@ -58,6 +66,7 @@ struct clonefd_info {
 };
 
 static int tap_n, tap_failed;
+static int cgroup_fd = -1; /* the run's cgroup, for CLONE_INTO_CGROUP */
 static char failure[512]; /* the first failure of the current combination */
 
 static void
@@ -211,6 +220,8 @@ run_combination (const struct combination *c, int nth_fd, int *passed, int *fail
       args.clonefd = (uintptr_t) &slot;
       args.clonefd_flags = O_CLOEXEC;
     }
+    if (c->flags & CLONE_INTO_CGROUP_)
+      args.cgroup = (uint64_t) cgroup_fd;
 
     snprintf (buf, sizeof buf, "%d", n);
     if (pwrite (nth_fd, buf, strlen (buf), 0) < 0) {
@@ -367,6 +378,92 @@ check_kmemleak (void)
   }
 }
 
+/* The cgroup v2 mount point, from /proc/self/mountinfo; 0 if none. */
+static int
+cgroup2_dir (char *dir, size_t len)
+{
+  char line[1024], mpoint[512], fstype[64];
+  FILE *f = fopen ("/proc/self/mountinfo", "re");
+  int found = 0;
+
+  if (!f)
+    return 0;
+  while (!found && fgets (line, sizeof line, f)) {
+    char *sep = strstr (line, " - ");
+
+    if (sep && sscanf (line, "%*d %*d %*s %*s %511s", mpoint) == 1 &&
+        sscanf (sep + 3, "%63s", fstype) == 1 && strcmp (fstype, "cgroup2") == 0) {
+      snprintf (dir, len, "%s", mpoint);
+      found = 1;
+    }
+  }
+  fclose (f);
+  return found;
+}
+
+/* Sets cgroup_fd to a new cgroup for the CLONE_INTO_CGROUP combinations,
+ * or returns why they cannot run. */
+static const char *
+make_run_cgroup (char *path, size_t len)
+{
+  struct clone4_args args = { .cgroup = 1 };
+  char mnt[512];
+  long ret;
+
+  /* A nonzero cgroup without the flag: EINVAL where the field exists,
+   * E2BIG where the kernel does not know it. */
+  ret = clone4_exiting_child (SIGCHLD, &args);
+  if (ret > 0) {
+    collect (SIGCHLD, ret, -1, 0);
+    return "the kernel made a child for a cgroup without CLONE_INTO_CGROUP";
+  }
+  if (ret == -E2BIG)
+    return "no cgroup field in struct clone4_args (E2BIG): kernel without it";
+  if (ret != -EINVAL)
+    return "probing the cgroup field: unexpected errno";
+  if (!cgroup2_dir (mnt, sizeof mnt))
+    return "no cgroup2 file system mounted";
+  if (snprintf (path, len, "%s/clone4-failnth.%d", mnt, (int) getpid ()) >= (int) len)
+    return "cgroup2 mount path too long";
+  if (mkdir (path, 0755) < 0) {
+    path[0] = '\0';
+    return "cannot create a cgroup";
+  }
+  cgroup_fd = open (path, O_DIRECTORY | O_CLOEXEC);
+  if (cgroup_fd < 0)
+    return "cannot open the new cgroup";
+  return NULL;
+}
+
+/* The run's cgroup: nobody may be left in it, and it must go. */
+static void
+remove_run_cgroup (const char *path)
+{
+  char procs[600], buf[64];
+  ssize_t len = -1;
+  int fd;
+
+  if (!path[0])
+    return;
+  tap_n++;
+  snprintf (procs, sizeof procs, "%s/cgroup.procs", path);
+  fd = open (procs, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    len = read (fd, buf, sizeof buf - 1);
+    close (fd);
+  }
+  close (cgroup_fd);
+  if (len != 0) {
+    tap_failed++;
+    printf ("not ok %d cgroup: %s not empty at the end (%zd bytes)\n", tap_n, procs, len);
+  } else if (rmdir (path) < 0) {
+    tap_failed++;
+    printf ("not ok %d cgroup: rmdir %s: %s\n", tap_n, path, strerror (errno));
+  } else {
+    printf ("ok %d cgroup: empty at the end, removed\n", tap_n);
+  }
+}
+
 static int
 skip_all (const char *why)
 {
@@ -389,7 +486,15 @@ main (void)
       CLONE_FD_ | CLONE_AUTOREAP_ | CLONE_FD_AUTOKILL_ },
     { "CLONE_FD|CLONE_AUTOREAP|CLONE_FD_AUTOKILL|CLONE_VM|CLONE_VFORK",
       CLONE_FD_ | CLONE_AUTOREAP_ | CLONE_FD_AUTOKILL_ | CLONE_VM | CLONE_VFORK },
+    { "CLONE_INTO_CGROUP", CLONE_INTO_CGROUP_ | SIGCHLD },
+    { "CLONE_FD|CLONE_AUTOREAP|CLONE_INTO_CGROUP",
+      CLONE_FD_ | CLONE_AUTOREAP_ | CLONE_INTO_CGROUP_ },
+    { "CLONE_FD|CLONE_AUTOREAP|CLONE_FD_AUTOKILL|CLONE_INTO_CGROUP|CLONE_VM|CLONE_VFORK",
+      CLONE_FD_ | CLONE_AUTOREAP_ | CLONE_FD_AUTOKILL_ | CLONE_INTO_CGROUP_ | CLONE_VM |
+          CLONE_VFORK },
   };
+  char cgroup_path[512] = "";
+  const char *no_cgroup;
   int nth_fd, passed = 0, failed = 0, total = 0;
   long ret;
 
@@ -412,6 +517,7 @@ main (void)
   nth_fd = open ("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
   if (nth_fd < 0)
     return printf ("Bail out! /proc/thread-self/fail-nth: %s\n", strerror (errno)), 1;
+  no_cgroup = make_run_cgroup (cgroup_path, sizeof cgroup_path);
 
   for (size_t i = 0; i < sizeof combinations / sizeof combinations[0]; i++) {
     uint64_t f = combinations[i].flags;
@@ -419,11 +525,17 @@ main (void)
     int slot = -1;
 
     failure[0] = '\0';
+    if ((f & CLONE_INTO_CGROUP_) && no_cgroup) {
+      printf ("ok %d %s # SKIP %s\n", ++tap_n, combinations[i].name, no_cgroup);
+      continue;
+    }
     /* A kernel built without CONFIG_CLONEFD refuses CLONE_FD with EINVAL. */
     if (f & CLONE_FD_) {
       args.clonefd = (uintptr_t) &slot;
       args.clonefd_flags = O_CLOEXEC;
     }
+    if (f & CLONE_INTO_CGROUP_)
+      args.cgroup = (uint64_t) cgroup_fd;
     ret = clone4_exiting_child (f, &args);
     if (ret == -EINVAL && (f & CLONE_FD_)) {
       printf ("ok %d %s # SKIP clone4 refuses CLONE_FD (EINVAL): CONFIG_CLONEFD is off\n",
@@ -435,6 +547,7 @@ main (void)
     total += run_combination (&combinations[i], nth_fd, &passed, &failed);
   }
   close (nth_fd);
+  remove_run_cgroup (cgroup_path);
   printf ("# %d fault points: %d passed, %d failed\n", total, passed, failed);
   check_kmemleak ();
   printf ("1..%d\n", tap_n);

@@ -11,7 +11,10 @@
  * The calling thread makes either a wild call (random 64-bit flags weighted
  * toward valid ones, exit signals, sizes 0-256, args and clonefd pointers
  * that are valid, NULL, unmapped, kernel, unaligned, read-only or straddle
- * a guard page, random clonefd_flags) whose child, if one is made, exits at
+ * a guard page, random clonefd_flags; CLONE_INTO_CGROUP with a cgroup field
+ * that names the run's cgroup, descriptor 0, a bad descriptor, a directory
+ * that is no cgroup or a value above INT_MAX, behind structures that end
+ * before, inside or after that field) whose child, if one is made, exits at
  * once without touching memory; or a behaviour call (a valid CLONE_FD call,
  * with or without CLONE_FD_AUTOKILL)
  * whose child exits, execs, starts threads, forks, is signalled, stopped
@@ -29,7 +32,11 @@
  * with the asked flags; every report is right; CLONEFD_GET_INFO still
  * answers after another process consumed the report; at the end of a
  * worker no descriptor is left beyond its own and no child or zombie; at
- * the end of the run no process is left.  The kernel log (KASAN, lockdep,
+ * the end of the run no process is left and the run's cgroup is empty.
+ * The model knows both kernels: one with struct clone4_args' cgroup field
+ * (CLONE4_ARGS_SIZE_VER1), where a nonzero field without the flag is
+ * EINVAL, and one without it, where any nonzero byte past the first 56 is
+ * E2BIG and the flag is unknown.  The kernel log (KASAN, lockdep,
  * kmemleak, BUG, WARNING) is vm/run's to check.
  *
  * Each thread's sequence of calls follows from the seed (printed first);
@@ -58,6 +65,7 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -74,6 +82,16 @@
 #define CLONE_CLEAR_SIGHAND 0x100000000ULL
 #endif
 #define ARGS_SIZE ((unsigned) sizeof (struct spawn_clone4_args)) /* 56 */
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+/* CLONE4_ARGS_SIZE_VER1: struct clone4_args with the cgroup field, which
+ * libspawn's own struct (VER0) does not have. */
+struct fuzz_clone4_args {
+  struct spawn_clone4_args v0;
+  uint64_t cgroup;
+};
+#define ARGS_SIZE_V1 ((unsigned) sizeof (struct fuzz_clone4_args)) /* 64 */
 #define PAGE 4096
 #define POOL_MAX 64
 /* Under TCG with KASAN a child can take seconds to be scheduled. */
@@ -88,6 +106,13 @@
 #define VALID_FLAGS                                                                      \
   ((0xffffffffULL & ~(0xffULL | CLONE_DETACHED | CLONE_PIDFD | NS_FLAGS)) |            \
    CLONE_CLEAR_SIGHAND | CLONE_AUTOREAP_ | CLONE_FD_ | CLONE_FD_AUTOKILL_)
+
+/* Set by main before the workers fork: does the kernel know the cgroup
+ * field; a cgroup v2 directory of the run's (-1 if none could be made);
+ * a directory that is no cgroup. */
+static int cgroup_field;
+static int cgroup_fd = -1;
+static int notcg_fd = -1;
 
 static uint64_t kernel_addr[] = { 0xffffffff81000000ULL, 0xffff888000000000ULL,
                                   0x0000800000000000ULL /* non-canonical */ };
@@ -160,6 +185,7 @@ struct worker {
   unsigned char *ro_bad;    /* PROT_READ, always: the chaos threads' unwritable buffer */
   /* Statistics. */
   long calls, wild, created, refused, by_errno[134];
+  long into_cgroup; /* wild children made with CLONE_INTO_CGROUP */
   long behaviours[8], autokills, autokill_flag;
   atomic_long chaos_ops, passed_fds, forked_reads;
 };
@@ -294,6 +320,8 @@ flags_random (struct rng *r)
       f |= CLONE_VM | CLONE_VFORK;
     if (chance (r, 50))
       f |= CLONE_FD_AUTOKILL_;
+    if (chance (r, 30))
+      f |= CLONE_INTO_CGROUP; /* a job's child */
     return f;
   }
   for (size_t i = 0; i < sizeof legacy / sizeof legacy[0]; i++)
@@ -307,6 +335,8 @@ flags_random (struct rng *r)
     f |= CLONE_AUTOREAP_;
   if (chance (r, 20))
     f |= CLONE_FD_AUTOKILL_;
+  if (chance (r, 15))
+    f |= CLONE_INTO_CGROUP;
   if (chance (r, 25))
     f |= 1ULL << below (r, 64); /* anything: a namespace flag, CLONE_PIDFD, an unknown bit */
   if (chance (r, 10))
@@ -354,20 +384,29 @@ pointer_writable (enum ptr_kind kind)
 }
 
 static int
-errno_allowed (long err)
+errno_allowed (long err, uint64_t flags)
 {
   switch (err) {
   case EINVAL: case EFAULT: case E2BIG: case ENOMEM: case EAGAIN:
   case EPERM: case ENOSPC: case EMFILE: case ENFILE: case EBUSY:
     return 1;
+  /* cgroup_can_fork(), as for clone3(): not a cgroup v2 directory, a
+   * removed one, a thread into another domain, no permission. */
+  case EBADF: case ENOENT: case ENODEV: case EOPNOTSUPP: case EACCES:
+    return cgroup_field && (flags & CLONE_INTO_CGROUP);
   }
   return 0;
 }
+
+enum cg_kind { CG_ZERO, CG_VALID, CG_FD0, CG_BADFD, CG_NOTCG, CG_BIG, CG_RANDOM };
 
 static void
 wild_call (struct worker *w, struct rng *r)
 {
   struct spawn_clone4_args a = { 0 };
+  struct fuzz_clone4_args whole;
+  enum cg_kind cg_kind = CG_ZERO;
+  uint64_t cg = 0, k_cg = 0;
   uint64_t flags = flags_random (r), uargs;
   unsigned sig = exit_signal_random (r), size, tail_len;
   unsigned char *ptid = w->scratch + 128, *ctid = w->scratch + 192, *slot;
@@ -390,7 +429,12 @@ wild_call (struct worker *w, struct rng *r)
   case 3: size = ARGS_SIZE + 8 * (1 + below (r, 8)); break;
   default: size = below (r, 257); break;
   }
-  tail_len = size > ARGS_SIZE ? size - ARGS_SIZE : 0;
+  /* The cgroup field's callers mostly pass the VER1 size. */
+  if ((flags & CLONE_INTO_CGROUP) && tame && chance (r, 80))
+    size = ARGS_SIZE_V1;
+  /* The tail dirtied below starts after the cgroup field (bytes 56-63),
+   * which has values of its own. */
+  tail_len = size > ARGS_SIZE_V1 ? size - ARGS_SIZE_V1 : 0;
 
   /* Fields. */
   ptid_kind = (enum ptr_kind[]){ P_VALID, P_VALID, P_NULL, P_UNMAPPED, P_KERNEL, P_RO }[below (r, tame ? 2 : 6)];
@@ -426,6 +470,22 @@ wild_call (struct worker *w, struct rng *r)
   }
   if (!tame && chance (r, 8))
     a.pad = 1 + below (r, 1000);
+  if ((flags & CLONE_INTO_CGROUP) || (!tame && chance (r, 10))) {
+    cg_kind = (enum cg_kind[]){ CG_VALID, CG_VALID, CG_VALID, CG_ZERO, CG_FD0, CG_BADFD,
+                                CG_NOTCG, CG_BIG, CG_RANDOM }[below (r, tame ? 3 : 9)];
+    switch (cg_kind) {
+    case CG_ZERO: case CG_FD0: cg = 0; break;
+    case CG_VALID: cg = cgroup_fd >= 0 ? (uint64_t) cgroup_fd : (uint64_t) notcg_fd; break;
+    case CG_BADFD: cg = 0x7fffffff; break; /* never open: no race with the chaos threads */
+    case CG_NOTCG: cg = (uint64_t) notcg_fd; break;
+    case CG_BIG: cg = 0x80000000ULL + below (r, 1000); break;
+    case CG_RANDOM: cg = rnd (r); break;
+    }
+    if (cg_kind == CG_VALID && cgroup_fd < 0)
+      cg_kind = CG_NOTCG;
+  }
+  whole.v0 = a;
+  whole.cgroup = cg;
 
   /* Where the struct goes: in the args page (ending at the guard, maybe
    * unaligned, maybe straddling it), or at a bad address. */
@@ -434,7 +494,7 @@ wild_call (struct worker *w, struct rng *r)
   args_readable = args_kind == P_VALID || args_kind == P_UNALIGNED || args_kind == P_RO;
   {
     unsigned char *at;
-    size_t room = size ? size : ARGS_SIZE;
+    size_t room = size ? size : ARGS_SIZE_V1;
 
     if (args_kind == P_STRADDLE)
       at = w->guard - room + 1 + below (r, room < 8 ? room : 8);
@@ -446,9 +506,9 @@ wild_call (struct worker *w, struct rng *r)
       unsigned char *end = at + room > w->guard ? w->guard : at + room;
 
       memset (w->args_page, 0, PAGE);
-      memcpy (at, &a, (size_t) (end - at) < sizeof a ? (size_t) (end - at) : sizeof a);
+      memcpy (at, &whole, (size_t) (end - at) < sizeof whole ? (size_t) (end - at) : sizeof whole);
       if (tail_len && at + size <= w->guard && !tame && chance (r, 60)) {
-        at[ARGS_SIZE + below (r, tail_len)] = 1 + below (r, 255);
+        at[ARGS_SIZE_V1 + below (r, tail_len)] = 1 + below (r, 255);
         tail_dirty = 1;
       }
     } else {
@@ -457,7 +517,7 @@ wild_call (struct worker *w, struct rng *r)
         return;
       }
       memset (w->ro_page, 0, PAGE);
-      memcpy (w->ro_page, &a, sizeof a);
+      memcpy (w->ro_page, &whole, sizeof whole);
       mprotect (w->ro_page, PAGE, PROT_READ);
     }
     uargs = args_kind == P_NULL      ? 0
@@ -466,12 +526,24 @@ wild_call (struct worker *w, struct rng *r)
                                       : (uintptr_t) at;
   }
 
+  /* What the kernel reads of the cgroup field: the bytes of it that the
+   * size covers (little-endian), the rest taken as zero. */
+  if (size >= ARGS_SIZE_V1)
+    k_cg = cg;
+  else if (size > ARGS_SIZE)
+    k_cg = cg & ((1ULL << (8 * (size - ARGS_SIZE))) - 1);
+
   /* What the series must refuse, and where the errno is certain. */
   if (size > 0 && size < ARGS_SIZE) {
     must_fail = 1, want_errno = EINVAL;
   } else if (size > 0 && !args_readable) {
-    must_fail = 1, want_errno = EFAULT;
-  } else if (tail_dirty) {
+    /* A kernel without the cgroup field checks bytes 56 on for zero
+     * before it copies the rest: a straddling struct whose cgroup bytes
+     * are readable and not zero is E2BIG there, not EFAULT. */
+    must_fail = 1;
+    want_errno = !cgroup_field && cg && args_kind == P_STRADDLE ? 0 : EFAULT;
+  } else if (tail_dirty || (!cgroup_field && k_cg)) {
+    /* Without the field, its bytes are an unknown tail too. */
     must_fail = 1, want_errno = E2BIG;
   } else {
     struct spawn_clone4_args k = size ? a : (struct spawn_clone4_args){ 0 };
@@ -480,8 +552,17 @@ wild_call (struct worker *w, struct rng *r)
 
     if (!size)
       fd_kind = P_NULL; /* no struct: the kernel sees clonefd = 0 */
+    uint64_t valid = VALID_FLAGS | (cgroup_field ? CLONE_INTO_CGROUP : 0);
+
+    if (!size)
+      k_cg = 0;
     must_fail = k.pad || (!(f & CLONE_FD_) && (k.clonefd || k.clonefd_flags)) ||
-                (f & ~VALID_FLAGS) || sig > 64 ||
+                (f & ~valid) || sig > 64 ||
+                /* The cgroup field: only with the flag, room for it, an int;
+                 * a descriptor that is never open or no cgroup is EBADF. */
+                (!(f & CLONE_INTO_CGROUP) && k_cg) ||
+                ((f & CLONE_INTO_CGROUP) && (size < ARGS_SIZE_V1 || k_cg > 0x7fffffff)) ||
+                ((f & CLONE_INTO_CGROUP) && (cg_kind == CG_BADFD || cg_kind == CG_NOTCG)) ||
                 ((f & (CLONE_THREAD | CLONE_PARENT)) && sig) ||
                 ((f & (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND)) == (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND)) ||
                 (!k.stack_start != !k.stack_size) ||
@@ -515,7 +596,7 @@ wild_call (struct worker *w, struct rng *r)
 
     w->refused++;
     w->by_errno[err < 134 ? err : 0]++;
-    if (!errno_allowed (err))
+    if (!errno_allowed (err, flags))
       worker_fail (w, "flags %#llx size %u: errno %ld (%s), not one clone4 returns",
                    (unsigned long long) flags, size, err, strerror ((int) err));
     else if (want_errno && err != want_errno)
@@ -526,10 +607,13 @@ wild_call (struct worker *w, struct rng *r)
   }
 
   w->created++;
+  if (flags & CLONE_INTO_CGROUP)
+    w->into_cgroup++;
   if (must_fail) {
-    worker_fail (w, "flags %#llx size %u args kind %d clonefd kind %d flags %#x pad %u: "
-                 "created process %ld, must be refused",
-                 (unsigned long long) flags, size, args_kind, fd_kind, a.clonefd_flags, a.pad, ret);
+    worker_fail (w, "flags %#llx size %u args kind %d clonefd kind %d flags %#x pad %u "
+                 "cgroup kind %d value %#llx: created process %ld, must be refused",
+                 (unsigned long long) flags, size, args_kind, fd_kind, a.clonefd_flags, a.pad,
+                 cg_kind, (unsigned long long) cg, ret);
     return;
   }
   /* (Without a struct the kernel's ptid is NULL.) */
@@ -1093,7 +1177,8 @@ worker_main (struct worker *w)
     if (w->by_errno[e])
       printf (" %s %ld", e ? strerrorname_np (e) : "other", w->by_errno[e]);
   /* Children made, not calls tried (EAGAIN and ENOMEM are tolerated). */
-  printf ("), %ld processes made; behaviour children:", w->created);
+  printf ("), %ld processes made (%ld with CLONE_INTO_CGROUP); behaviour children:", w->created,
+          w->into_cgroup);
   for (int b = 0; b < B_N; b++)
     printf (" %s %ld", behaviour_name[b], w->behaviours[b]);
   printf (" (%ld with CLONE_FD_AUTOKILL); autokill children %ld", w->autokill_flag, w->autokills);
@@ -1149,6 +1234,96 @@ child_main (const char *what, int status)
 
 /* ---- the run ---- */
 
+/* The cgroup v2 mount point, from /proc/self/mountinfo; 0 if none. */
+static int
+cgroup2_dir (char *dir, size_t len)
+{
+  char line[1024], mpoint[512], fstype[64];
+  FILE *f = fopen ("/proc/self/mountinfo", "re");
+  int found = 0;
+
+  if (!f)
+    return 0;
+  while (!found && fgets (line, sizeof line, f)) {
+    char *sep = strstr (line, " - ");
+
+    if (sep && sscanf (line, "%*d %*d %*s %*s %511s", mpoint) == 1 &&
+        sscanf (sep + 3, "%63s", fstype) == 1 && strcmp (fstype, "cgroup2") == 0) {
+      snprintf (dir, len, "%s", mpoint);
+      found = 1;
+    }
+  }
+  fclose (f);
+  return found;
+}
+
+/* Learns whether the kernel has the cgroup field and makes the run's
+ * cgroup in PATH; says what it found.  -1: the probe went wrong. */
+static int
+setup_cgroup (char *path, size_t len)
+{
+  struct fuzz_clone4_args probe = { .cgroup = 1 };
+  char mnt[512];
+  long ret;
+
+  path[0] = '\0';
+  notcg_fd = open ("/", O_PATH | O_CLOEXEC);
+  /* A nonzero cgroup without the flag: EINVAL where the field exists,
+   * E2BIG where it does not; never a child. */
+  ret = clone4_exiting_child (SIGCHLD, ARGS_SIZE_V1, (uintptr_t) &probe, 0);
+  if (ret > 0) {
+    waitpid (ret, NULL, __WALL);
+    printf ("Bail out! a cgroup without CLONE_INTO_CGROUP made process %ld\n", ret);
+    return -1;
+  }
+  if (ret != -EINVAL && ret != -E2BIG) {
+    printf ("Bail out! probing the cgroup field: %s\n", strerror ((int) -ret));
+    return -1;
+  }
+  cgroup_field = ret == -EINVAL;
+  if (!cgroup_field) {
+    printf ("# no cgroup field in struct clone4_args (E2BIG): CLONE_INTO_CGROUP must be refused\n");
+    return 0;
+  }
+  if (!cgroup2_dir (mnt, sizeof mnt) ||
+      snprintf (path, len, "%s/clone4-fuzz.%d", mnt, (int) getpid ()) >= (int) len ||
+      mkdir (path, 0755) < 0) {
+    printf ("# cgroup field, but no cgroup2 to make a cgroup in: CLONE_INTO_CGROUP only with "
+            "descriptors that are no cgroup\n");
+    path[0] = '\0';
+    return 0;
+  }
+  cgroup_fd = open (path, O_DIRECTORY | O_CLOEXEC);
+  printf ("# cgroup field; children go into %s\n", path);
+  return 0;
+}
+
+/* At the end: nobody left in the run's cgroup, and it can be removed. */
+static int
+check_cgroup (const char *path, int n)
+{
+  char procs[600], buf[64];
+  ssize_t got = -1;
+  int fd;
+
+  snprintf (procs, sizeof procs, "%s/cgroup.procs", path);
+  fd = open (procs, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    got = read (fd, buf, sizeof buf - 1);
+    close (fd);
+  }
+  if (got != 0) {
+    printf ("not ok %d cgroup: %s not empty at the end\n", n, procs);
+    return 1;
+  }
+  if (rmdir (path) < 0) {
+    printf ("not ok %d cgroup: rmdir %s: %s\n", n, path, strerror (errno));
+    return 1;
+  }
+  printf ("ok %d cgroup: empty at the end, removed\n", n);
+  return 0;
+}
+
 static int
 skip_all (const char *why)
 {
@@ -1168,7 +1343,8 @@ main (int argc, char **argv)
 {
   uint64_t seed = 0;
   long count = 3000, seconds = 60;
-  int workers = 2, failed = 0, left = -1, probe_fd = -1;
+  int workers = 2, failed = 0, left = -1, probe_fd = -1, tap_total;
+  char cgroup_path[512];
   struct spawn_clone4_args probe = { 0 };
   double start, deadline;
   pid_t *pids;
@@ -1211,6 +1387,8 @@ main (int argc, char **argv)
   if (ret < 0)
     return printf ("Bail out! clone4(CLONE_FD|CLONE_AUTOREAP): %s\n", strerror ((int) -ret)), 1;
   close (probe_fd);
+  if (setup_cgroup (cgroup_path, sizeof cgroup_path) < 0)
+    return 1;
 
   printf ("# seed %llu (rerun: clone4-fuzz --seed %llu --count %ld --seconds %ld --workers %d)\n",
           (unsigned long long) seed, (unsigned long long) seed, count, seconds, workers);
@@ -1291,7 +1469,12 @@ main (int argc, char **argv)
     printf ("ok %d nothing left behind: no process, no zombie after %.0f s\n", workers + 1,
             now () - start);
   }
-  printf ("1..%d\n", workers + 1);
+  tap_total = workers + 1;
+  if (cgroup_path[0]) {
+    close (cgroup_fd);
+    failed += check_cgroup (cgroup_path, ++tap_total);
+  }
+  printf ("1..%d\n", tap_total);
   free (pids);
   return failed ? 1 : 0;
 }
