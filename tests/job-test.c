@@ -541,6 +541,69 @@ test_job_memory_limit (gconstpointer data)
 }
 
 static void
+test_job_born_in_cgroup (gconstpointer data)
+{
+  const char *sleeper[] = { testutil_helper, "sleep", "60000", NULL };
+  const char *second[] = { testutil_helper, "exit", "0", NULL };
+  g_autoptr (SpawnJob) job = NULL;
+  SpawnChild *first, *extra;
+  gboolean born_in;
+  GError *error = NULL;
+
+  g_test_summary ("A job's child is born in its cgroup (clone3's CLONE_INTO_CGROUP on "
+                  "pidfd, clone4's cgroup field on clonefd): pids.max refuses a second "
+                  "child at clone time.  On sigchld the child moves itself in, which "
+                  "pids.max does not police (the documented window)");
+  if (!testutil_use_backend (data))
+    return;
+  job = spawn_job_new ();
+  spawn_job_set_pids_max (job, 1);
+  first = spawn_job_spawn (job, NULL, sleeper, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL,
+                           0, NULL, NULL, NULL, 0, &error);
+  if (first == NULL)
+    {
+      g_assert_nonnull (strstr (error->message, "with limits"));
+      g_test_skip_printf ("no pids controller for a job here: %s", error->message);
+      g_clear_error (&error);
+      return;
+    }
+  if (spawn_job_get_mode (job) != SPAWN_JOB_MODE_CGROUP)
+    {
+      spawn_child_unref (first);
+      g_test_skip ("no writable cgroup v2 here (the job fell back on process groups)");
+      return;
+    }
+  /* The pids controller counts at fork (cgroup_can_fork) and lets any
+   * migration in: a second process born in the full cgroup is refused,
+   * one that writes itself into cgroup.procs is not. */
+  born_in = spawn_get_backend () != SPAWN_BACKEND_SIGCHLD;
+  extra = spawn_job_spawn (job, NULL, second, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                           NULL, NULL, NULL, 0, &error);
+  if (born_in)
+    {
+      g_assert_null (extra);
+      g_assert_nonnull (error);
+      g_test_message ("second child refused: %s", error->message);
+      g_assert_nonnull (strstr (error->message, "spawn-helper"));
+      g_clear_error (&error);
+    }
+  else
+    {
+      g_assert_no_error (error);
+      g_assert_nonnull (extra);
+      g_assert_true (spawn_child_wait (extra, NULL, NULL, NULL));
+      spawn_child_unref (extra);
+    }
+  g_assert_true (spawn_job_kill (job, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (first, NULL, NULL, &error));
+  g_assert_no_error (error);
+  spawn_child_unref (first);
+  g_assert_true (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
+  g_assert_no_error (error);
+}
+
+static void
 test_job_process (gconstpointer data)
 {
   g_autoptr (SpawnJob) job = job_test_cgroup_job (data);
@@ -732,6 +795,7 @@ static const TestutilCase job_cases[] = {
   { "cpu-time", test_job_cpu_time },
   { "many", test_job_many },
   { "memory-limit", test_job_memory_limit },
+  { "born-in-cgroup", test_job_born_in_cgroup },
   { "process", test_job_process },
   { "fallback-forced", test_job_fallback_forced },
   { "fallback-no-cgroup", test_job_fallback_no_cgroup },

@@ -24,6 +24,10 @@
  * reference to the clone fd's open file description goes while it runs
  * (and our credentials still allow the kill).  EINVAL where absent. */
 #define SPAWN_CLONE_FD_AUTOKILL (1ULL << 60)
+/* clone3's flag, the same bit in clone4 (kernel patch 10): the child is
+ * born in the cgroup v2 whose directory @cgroup is a descriptor of.  An
+ * older series refuses the flag (EINVAL) and a nonzero @cgroup (E2BIG). */
+#define SPAWN_CLONE_INTO_CGROUP (1ULL << 33)
 
 /* Mirrors struct clone4_args: every pointer travels as a u64. */
 struct spawn_clone4_args {
@@ -35,6 +39,14 @@ struct spawn_clone4_args {
   uint64_t clonefd;       /* int *: where the kernel stores the fd */
   uint32_t clonefd_flags; /* O_CLOEXEC | O_NONBLOCK */
   uint32_t pad;
+};
+
+/* The structure's second version (kernel patch 10), for the one call that
+ * needs it: a job's child born in its cgroup.  Every other call passes the
+ * first version, which every series reads the same way. */
+struct spawn_clone4_args_ver1 {
+  struct spawn_clone4_args ver0;
+  uint64_t cgroup; /* with SPAWN_CLONE_INTO_CGROUP: a cgroup v2 directory fd */
 };
 
 /* What read() on a clone fd yields once the process has ended. */

@@ -38,13 +38,44 @@ clonefd_probe_kill_on_close (void)
   return _spawn_clone4_check_autokill ();
 }
 
+/* The child of a job born in its cgroup through clone4's cgroup field
+ * (kernel patch 10), as pidfd_start_in_cgroup() does with clone3's.  A
+ * series without the field answers EINVAL (the flag) or E2BIG (the
+ * field): remembered, and -ENOSYS tells the caller to start the child
+ * without it, to move itself (plan->cgroup_procs_fd, exec-child.c). */
+static long
+clonefd_run_in_cgroup (uint64_t flags, const struct spawn_clone4_args *args,
+                       SpawnExecPlan *plan)
+{
+  static int unsupported;
+  struct spawn_clone4_args_ver1 args1 = { *args, 0 };
+  long pid;
+
+  if (g_atomic_int_get (&unsupported))
+    return -ENOSYS;
+  args1.cgroup = plan->cgroup_fd;
+  plan->born_in_cgroup = TRUE;
+  pid = _spawn_clone4_run (flags | SPAWN_CLONE_INTO_CGROUP, &args1.ver0,
+                           sizeof (args1), _spawn_exec_child, plan);
+  if (pid >= 0)
+    return pid;
+  plan->born_in_cgroup = FALSE;
+  if (pid == -EINVAL || pid == -E2BIG)
+    {
+      g_atomic_int_set (&unsupported, 1);
+      return -ENOSYS;
+    }
+  return pid;
+}
+
 static int
 clonefd_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
                gsize stack_size)
 {
   struct spawn_clone4_args args = { 0 };
+  uint64_t flags;
   int fd = -1;
-  long pid;
+  long pid = -ENOSYS;
 
   args.stack_start = (uintptr_t) stack;
   args.stack_size = stack_size;
@@ -52,16 +83,16 @@ clonefd_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
   /* O_CLOEXEC matters twice with AUTOKILL: a program the application
    * execs does not keep our children alive, nor does one of theirs. */
   args.clonefd_flags = O_CLOEXEC | O_NONBLOCK;
-  /* A job's cgroup: the child moves itself into it first thing
-   * (plan->cgroup_procs_fd, exec-child.c), a window in which it counts in
-   * ours.  Hook for clone4_args' cgroup field (issue 28, the kernel side):
-   * once the series has it, set it from plan->cgroup_fd here, set
-   * plan->born_in_cgroup before the call, and clear it again if the
-   * kernel refuses the field (E2BIG from an older series). */
-  pid = _spawn_clone4_run (CLONE_VM | CLONE_VFORK | SPAWN_CLONE_FD |
-                           SPAWN_CLONE_AUTOREAP |
-                           (plan->kernel_kill_on_close ? SPAWN_CLONE_FD_AUTOKILL : 0),
-                           &args, sizeof (args), _spawn_exec_child, plan);
+  flags = CLONE_VM | CLONE_VFORK | SPAWN_CLONE_FD | SPAWN_CLONE_AUTOREAP |
+          (plan->kernel_kill_on_close ? SPAWN_CLONE_FD_AUTOKILL : 0);
+  if (plan->cgroup_fd >= 0)
+    pid = clonefd_run_in_cgroup (flags, &args, plan);
+  /* No job, or a series without the cgroup field: the child moves itself
+   * into the job's cgroup first thing, a window in which it counts in
+   * ours (docs/process.md). */
+  if (pid == -ENOSYS)
+    pid = _spawn_clone4_run (flags, &args, sizeof (args), _spawn_exec_child,
+                             plan);
   if (pid < 0)
     return pid;
   child->pid = pid;
