@@ -77,9 +77,9 @@ G_DEFINE_TYPE_EXTENDED (SpawnJob, spawn_job, G_TYPE_OBJECT, G_TYPE_FLAG_FINAL, {
  *
  * With a cgroup v2 hierarchy we may write to (as root, or in a subtree
  * systemd delegated to us) the job is a cgroup of its own below ours,
- * which the child is born in (clone3's CLONE_INTO_CGROUP with the pidfd
- * backend; with clonefd and sigchld the child moves itself there before
- * it runs any code of the caller's).  [method@Spawn.Job.kill] kills the
+ * which the child is born in (CLONE_INTO_CGROUP: clone3's with the pidfd
+ * backend, clone4's with clonefd; with sigchld the child moves itself
+ * there before it runs any code of the caller's).  [method@Spawn.Job.kill] kills the
  * whole tree at once (cgroup.kill), [method@Spawn.Job.get_cpu_usec] is the
  * tree's CPU time, limits (memory, number of processes, CPU) apply to the
  * tree.  Where no cgroup can be made the job falls back on a process group
