@@ -106,7 +106,8 @@ spawn_process_get_stdin_pipe (SpawnProcess *self)
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
   s = self->channels[SPAWN_PROCESS_STDIN].stream;
-  return self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_STREAM ? (GOutputStream *) s : NULL;
+  return self->started.modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_STREAM ? (GOutputStream *) s
+                                                                           : NULL;
 }
 
 static GInputStream *
@@ -114,7 +115,7 @@ channel_output_stream (SpawnProcess *self, SpawnProcessChannel i)
 {
   GObject *s = self->channels[i].stream;
 
-  return self->modes[i] == SPAWN_CHANNEL_STREAM ? (GInputStream *) s : NULL;
+  return self->started.modes[i] == SPAWN_CHANNEL_STREAM ? (GInputStream *) s : NULL;
 }
 
 /**
