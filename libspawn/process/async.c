@@ -291,6 +291,12 @@ communicate_result (SpawnProcess *self, SpawnProcessWaiter *w, GBytes **stdout_b
  * buffered: a later communicate() with %NULL input, or the usual calls,
  * get the rest.
  *
+ * Safe from any thread, as [method@Gio.Subprocess.communicate] and
+ * [method@Spawn.Process.wait] are: from a thread while another one runs
+ * the main context the process is watched from, the work is done there
+ * and this call sleeps until the end, so that context must keep running
+ * until it returns.
+ *
  * Returns: %TRUE once the process has ended, whatever its status;
  *   %FALSE with %G_IO_ERROR_CANCELLED, %G_IO_ERROR_PENDING,
  *   %SPAWN_PROCESS_ERROR_NOT_RUNNING, %SPAWN_PROCESS_ERROR_WRITE_ERROR (the stdin channel was closed, or

@@ -3,13 +3,13 @@
  */
 /* process-private.h - what the files of process/ share
  *
- * SpawnProcess is one object in nine files (see the comment at the top of
+ * SpawnProcess is one object in ten files (see the comment at the top of
  * process.c, and of each): the instance struct, the signal and property
  * ids, and the _spawn_process_* functions they call across files;
  * everything else stays static in its file.  The files call each other
- * one way only: async.c and wait.c -> run.c -> launch.c, waiters.c ->
- * channel.c, config.c, status.c (docs/design.md).  Of the core, only
- * spawn-core.h.  Not installed.
+ * one way only: async.c -> sync.c -> wait.c -> run.c -> launch.c,
+ * waiters.c -> channel.c, config.c, status.c (docs/design.md).  Of the
+ * core, only spawn-core.h.  Not installed.
  */
 #pragma once
 

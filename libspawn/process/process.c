@@ -10,8 +10,9 @@
  * configuration made into a child), run.c (one run: start, watch, end,
  * every emission), channel.c (pipes and buffers), status.c (what a run
  * says: state, PID, exit), wait.c (the blocking waits and execute()),
- * waiters.c (the list of GIO waits for a run's end), async.c (the GIO
- * waits and communicate()).  What they share is in process-private.h.
+ * sync.c (GSubprocess's blocking waits, from any thread), waiters.c (the
+ * list of GIO waits for a run's end), async.c (the GIO waits and
+ * communicate()).  What they share is in process-private.h.
  */
 #include "process-private.h"
 
