@@ -210,8 +210,9 @@ run_flush_stdin (SpawnProcess *self)
   if (written < 0)
     {
       run_emit_error (self, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                      "Cannot write to process %d: %s",
-                      (int) spawn_child_get_pid (self->child), g_strerror ((int) -written));
+                      "Cannot write to the stdin of “%s” (PID %d): %s",
+                      _spawn_process_program (self), (int) spawn_child_get_pid (self->child),
+                      g_strerror ((int) -written));
       return FALSE;
     }
   if (written > 0)
@@ -228,8 +229,11 @@ run_read (SpawnProcess *self, SpawnProcessChannel i, gboolean drain)
   gboolean got = _spawn_process_read_channel (self, i, drain, &errnum);
 
   if (errnum != 0)
-    run_emit_error (self, SPAWN_PROCESS_ERROR_READ_ERROR, "Cannot read from process %d: %s",
-                    (int) spawn_child_get_pid (self->child), g_strerror (errnum));
+    run_emit_error (self, SPAWN_PROCESS_ERROR_READ_ERROR,
+                    "Cannot read the %s of “%s” (PID %d): %s",
+                    i == SPAWN_PROCESS_STDOUT ? "stdout" : "stderr",
+                    _spawn_process_program (self), (int) spawn_child_get_pid (self->child),
+                    g_strerror (errnum));
   return got;
 }
 

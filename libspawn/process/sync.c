@@ -184,14 +184,49 @@ sync_direct (SpawnProcess *self, SpawnProcessSync *s, GCancellable *cancellable,
   return ok && sync_result (s, cancellable, error);
 }
 
+/* Sleeps until @s is done or cancelled, or nobody runs @context any more
+ * (then TRUE: this thread owns it now).  Called and returns with @s's
+ * lock held. */
+static gboolean
+sync_sleep (SpawnProcessSync *s, GMainContext *context, GCancellable *cancellable)
+{
+  while (s->state != SYNC_DONE && !g_cancellable_is_cancelled (cancellable))
+    {
+      gint64 until = g_get_monotonic_time () + SYNC_RETRY_MS * G_TIME_SPAN_MILLISECOND;
+
+      if (g_cond_wait_until (&s->cond, &s->lock, until) || s->state == SYNC_DONE)
+        continue;
+      /* Nobody runs the context any more: the wait is ours. */
+      if (g_main_context_acquire (context))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Cancelled: the process runs on, and @s's waiter leaves the list (or
+ * never gets on it).  Called with @s's lock held; releases it. */
+static void
+sync_abandon (SpawnProcessSync *s, GMainContext *context)
+{
+  SyncState was = s->state;
+
+  s->state = SYNC_ABANDONED;
+  g_mutex_unlock (&s->lock);
+  if (was == SYNC_QUEUED)
+    g_source_destroy (s->begin_source);
+  else
+    g_main_context_invoke_full (context, G_PRIORITY_DEFAULT, sync_abandon_cb,
+                                _spawn_process_sync_ref (s),
+                                (GDestroyNotify) _spawn_process_sync_unref);
+}
+
 gboolean
 _spawn_process_sync_call (SpawnProcess *self, SpawnProcessSync *s, GCancellable *cancellable,
                           GError **error)
 {
   g_autoptr (GMainContext) context = sync_get_context (self);
-  GMainContext *owned = NULL;
   gulong cancel_id = 0;
-  gboolean ok = TRUE;
+  gboolean owned, ok;
 
   /* Ended since the caller looked: nobody runs it any more. */
   if (context == NULL)
@@ -207,50 +242,24 @@ _spawn_process_sync_call (SpawnProcess *self, SpawnProcessSync *s, GCancellable 
     cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (sync_cancelled), s, NULL);
 
   g_mutex_lock (&s->lock);
-  while (s->state != SYNC_DONE)
+  owned = sync_sleep (s, context, cancellable);
+  if (!owned && s->state != SYNC_DONE)
     {
-      gint64 until = g_get_monotonic_time () + SYNC_RETRY_MS * G_TIME_SPAN_MILLISECOND;
-
-      if (g_cancellable_is_cancelled (cancellable))
-        break;
-      if (g_cond_wait_until (&s->cond, &s->lock, until) || s->state == SYNC_DONE)
-        continue;
-      /* Nobody runs the context any more: the wait is ours. */
-      if (g_main_context_acquire (context))
-        {
-          owned = context;
-          break;
-        }
-    }
-  if (owned == NULL && s->state != SYNC_DONE)
-    {
-      /* Cancelled: the process runs on, our waiter leaves the list. */
-      SyncState was = s->state;
-
-      s->state = SYNC_ABANDONED;
-      g_mutex_unlock (&s->lock);
-      if (was == SYNC_QUEUED)
-        g_source_destroy (s->begin_source);
-      else
-        g_main_context_invoke_full (context, G_PRIORITY_DEFAULT, sync_abandon_cb,
-                                    _spawn_process_sync_ref (s),
-                                    (GDestroyNotify) _spawn_process_sync_unref);
+      sync_abandon (s, context);
       g_cancellable_disconnect (cancellable, cancel_id);
       g_cancellable_set_error_if_cancelled (cancellable, error);
       return FALSE;
     }
   g_mutex_unlock (&s->lock);
   g_cancellable_disconnect (cancellable, cancel_id);
-  if (owned != NULL)
-    {
-      /* Not dispatching now, as we own it: the begin source either ran or
-       * never will. */
-      g_source_destroy (s->begin_source);
-      ok = sync_direct (self, s, cancellable, error);
-      g_main_context_release (owned);
-      return ok;
-    }
-  return sync_result (s, cancellable, error);
+  if (!owned)
+    return sync_result (s, cancellable, error);
+  /* Not dispatching now, as we own it: the begin source either ran or
+   * never will. */
+  g_source_destroy (s->begin_source);
+  ok = sync_direct (self, s, cancellable, error);
+  g_main_context_release (context);
+  return ok;
 }
 
 /* spawn_process_wait() and wait_check() */
@@ -368,8 +377,9 @@ spawn_process_wait (SpawnProcess *self, GCancellable *cancellable, GError **erro
  *   %G_IO_ERROR_CANCELLED and leaves the process running
  * @error: return location for a #GError
  *
- * [method@Spawn.Process.wait] and [func@GLib.spawn_check_wait_status] in
- * one, as [method@Gio.Subprocess.wait_check]: from any thread, and at once
+ * Waits for the end of the process and checks its status, as
+ * [method@Gio.Subprocess.wait_check]: [method@Spawn.Process.wait] and
+ * [func@GLib.spawn_check_wait_status] in one, from any thread, and at once
  * for a process that has already ended (after communicate(), say).
  *
  * Returns: %TRUE if the process exited with status 0; %FALSE with a
