@@ -613,7 +613,7 @@ test_with_pipes (gconstpointer data)
                                      SPAWN_PIPE_STDERR, -1, -1, -1, NULL, NULL, 0,
                                      &in, &out, &err, &error);
   g_assert_null (child);
-  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT);
   g_clear_error (&error);
   g_assert_cmpint (in, ==, -1);
   g_assert_cmpint (out, ==, -1);
