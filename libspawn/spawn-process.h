@@ -42,6 +42,8 @@ GQuark spawn_process_error_quark (void);
  * @SPAWN_PROCESS_ERROR_WRONG_THREAD: a blocking helper was called while
  *   another thread runs the main context the process is watched from
  *   (which would dispatch it meanwhile); nothing was done
+ * @SPAWN_PROCESS_ERROR_RUNNING: [method@Spawn.Process.start] was called
+ *   while the process runs; nothing was done (Since: 0.3)
  *
  * Error codes in the %SPAWN_PROCESS_ERROR domain, carried by the
  * #SpawnProcess::error-occurred signal and by the blocking helpers.
@@ -54,6 +56,7 @@ typedef enum {
   SPAWN_PROCESS_ERROR_WRITE_ERROR,
   SPAWN_PROCESS_ERROR_NOT_RUNNING,
   SPAWN_PROCESS_ERROR_WRONG_THREAD,
+  SPAWN_PROCESS_ERROR_RUNNING,
 } SpawnProcessError;
 
 /**
@@ -190,7 +193,8 @@ SpawnProcess *spawn_process_new_with_flags (GSubprocessFlags flags, GError **err
 SPAWN_AVAILABLE_IN_0_3
 void spawn_process_set_subprocess_flags (SpawnProcess *self, GSubprocessFlags flags);
 
-/* Configuration: only while not running; takes effect at the next start. */
+/* Configuration: may be changed at any time; takes effect at the next
+ * start, never on the running program (docs/process.md). */
 SPAWN_AVAILABLE_IN_0_2
 void spawn_process_set_argv (SpawnProcess *self, const char * const *argv);
 SPAWN_AVAILABLE_IN_0_2
@@ -340,6 +344,15 @@ SPAWN_AVAILABLE_IN_0_2
 gboolean spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms,
                                           GCancellable *cancellable,
                                           GError **error);
+
+/* GSubprocess-style blocking waits: from any thread, TRUE at once on a
+ * process that has ended (sync.c). */
+SPAWN_AVAILABLE_IN_0_3
+gboolean spawn_process_wait (SpawnProcess *self, GCancellable *cancellable,
+                             GError **error);
+SPAWN_AVAILABLE_IN_0_3
+gboolean spawn_process_wait_check (SpawnProcess *self, GCancellable *cancellable,
+                                   GError **error);
 
 SPAWN_AVAILABLE_IN_0_2
 gboolean spawn_process_execute (const char * const *argv, int timeout_ms,

@@ -573,7 +573,7 @@ failure_case (gconstpointer data, gboolean force_pdeathsig)
                                NULL, NULL, 0, NULL, NULL, NULL,
                                SPAWN_CHILD_KILL_ON_CLOSE, &error);
   g_assert_null (child);
-  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT);
   g_clear_error (&error);
   g_assert_cmpint (testutil_count_fds (), ==, fds);
   testutil_assert_no_children ();
@@ -585,7 +585,7 @@ failure_case (gconstpointer data, gboolean force_pdeathsig)
                                  NULL, SPAWN_CHILD_KILL_ON_CLOSE, &error);
   }
   g_assert_null (child);
-  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_CHDIR);
   g_clear_error (&error);
   g_assert_cmpint (testutil_count_fds (), ==, fds);
   testutil_assert_no_children ();

@@ -39,7 +39,7 @@ test_not_found (gconstpointer data)
   guint i;
 
   g_test_summary ("a program that does not exist: start() fails with "
-                  "SPAWN_ERROR_NOENT, FAILED_TO_START is emitted, \"started\" "
+                  "G_SPAWN_ERROR_NOENT, FAILED_TO_START is emitted, \"started\" "
                   "never is, the state stays NOT_RUNNING, nothing is left behind");
   if (!testutil_use_backend (data))
     return;
@@ -52,7 +52,7 @@ test_not_found (gconstpointer data)
 
       events_watch (&ev, proc);
       g_assert_false (spawn_process_start (proc, &error));
-      g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+      g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT);
       g_test_message ("%s", error->message);
       g_clear_error (&error);
       g_assert_cmpint (ev.started, ==, 0);
@@ -178,7 +178,7 @@ test_working_directory (gconstpointer data)
   Events ev;
 
   g_test_summary ("the working directory reaches the child; one that does "
-                  "not exist is FAILED_TO_START with SPAWN_ERROR_NOENT");
+                  "not exist is FAILED_TO_START with G_SPAWN_ERROR_CHDIR");
   if (!testutil_use_backend (data))
     return;
   dir = g_dir_make_tmp ("spawn-process-cwd-XXXXXX", &error);
@@ -201,7 +201,7 @@ test_working_directory (gconstpointer data)
   events_watch (&ev, proc);
   spawn_process_set_working_directory (proc, "/nonexistent/dir");
   g_assert_false (spawn_process_start (proc, &error));
-  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_CHDIR);
   g_clear_error (&error);
   g_assert_cmpstr (ev.log->str, ==, "error:failed-to-start");
   g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);
@@ -298,7 +298,7 @@ test_start_detached (gconstpointer data)
 
   proc = spawn_process_new (missing);
   g_assert_false (spawn_process_start_detached (proc, &pid, &error));
-  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT);
   g_clear_error (&error);
   g_object_unref (proc);
 
@@ -621,7 +621,7 @@ test_start_detached_session (gconstpointer data)
   proc = spawn_process_new (missing);
   events_watch (&ev, proc);
   g_assert_false (spawn_process_start_detached (proc, &pid, &error));
-  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT);
   g_clear_error (&error);
   g_assert_cmpstr (ev.log->str, ==, "error:failed-to-start");
   g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_NOT_RUNNING);

@@ -407,7 +407,7 @@ test_search_path_from_envp (gconstpointer data)
 
   g_test_summary ("SEARCH_PATH_FROM_ENVP finds the program in the PATH of the "
                   "child's environment; without it, our PATH is searched and "
-                  "the start fails with SPAWN_ERROR_NOENT");
+                  "the start fails with G_SPAWN_ERROR_NOENT");
   if (!testutil_use_backend (data))
     return;
   dir = g_dir_make_tmp ("spawn-launcher-XXXXXX", &error);
@@ -420,7 +420,7 @@ test_search_path_from_envp (gconstpointer data)
   proc = spawn_process_new (argv);
   spawn_process_set_environment (proc, (const char *[]) { path_var, NULL });
   g_assert_false (spawn_process_start (proc, &error));
-  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT);
   g_clear_error (&error);
   spawn_process_set_flags (proc, SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP);
   g_assert_cmpint (spawn_process_get_flags (proc), ==, SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP);

@@ -124,7 +124,7 @@ test_execute (gconstpointer data)
   g_clear_pointer (&err, g_bytes_unref);
 
   g_assert_false (spawn_process_execute (missing, WAIT_MS, &out, &err, &info, NULL, &error));
-  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT);
   g_clear_error (&error);
   g_clear_pointer (&out, g_bytes_unref);
   g_clear_pointer (&err, g_bytes_unref);

@@ -205,13 +205,14 @@ def _():
     assert got["child"].get_pid() == child.get_pid()
 
 
-@case("a failed start raises GLib.Error in the SPAWN_ERROR domain (NOENT)")
+@case("a failed start raises GLib.Error in GLib's G_SPAWN_ERROR domain (NOENT), as Gio.Subprocess does")
 def _():
     proc = Spawn.Process.new(["/nonexistent/program"])
     try:
         proc.start()
     except GLib.Error as e:
-        assert e.matches(Spawn.error_quark(), Spawn.Error.NOENT), e
+        assert e.matches(GLib.spawn_error_quark(), GLib.SpawnError.NOENT), e
+        assert "/nonexistent/program" in e.message, e
         assert proc.get_error() is not None
     else:
         raise AssertionError("start() of a missing program succeeded")

@@ -87,7 +87,7 @@ start_one (Worker *w)
                           NULL, 0, NULL, NULL, NULL, &error);
   if (mode == EXPECT_NOENT)
     {
-      if (child || !g_error_matches (error, SPAWN_ERROR, SPAWN_ERROR_NOENT))
+      if (child || !g_error_matches (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT))
         {
           w->wrong++;
           printf ("# a missing program gave %s\n", error ? error->message : "a child");

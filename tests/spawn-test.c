@@ -316,7 +316,7 @@ assert_spawn_fails (const char *dir, const char * const *argv, int code,
   child = spawn_async_fd (dir, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
                           -1, -1, -1, NULL, NULL, 0, NULL, NULL, NULL, &error);
   g_assert_null (child);
-  g_assert_error (error, SPAWN_ERROR, code);
+  g_assert_error (error, G_SPAWN_ERROR, code);
   g_test_message ("%s", error->message);
   g_assert_nonnull (strstr (error->message, name));
   g_clear_error (&error);
@@ -342,30 +342,30 @@ test_exec_errors (gconstpointer data)
   dir = g_dir_make_tmp ("spawn-exec-XXXXXX", &error);
   g_assert_no_error (error);
 
-  assert_spawn_fails (NULL, noent, SPAWN_ERROR_NOENT, "/nonexistent/program");
-  assert_spawn_fails (NULL, notfound, SPAWN_ERROR_NOENT, "no-such-program-anywhere");
+  assert_spawn_fails (NULL, noent, G_SPAWN_ERROR_NOENT, "/nonexistent/program");
+  assert_spawn_fails (NULL, notfound, G_SPAWN_ERROR_NOENT, "no-such-program-anywhere");
 
   plain = g_build_filename (dir, "not-executable", NULL);
   g_assert_true (g_file_set_contents (plain, "#!/bin/sh\n", -1, NULL));
   g_assert_no_errno (chmod (plain, 0644));
   plain_argv[0] = plain;
   /* Root may execute anything with an x bit, but not without one. */
-  assert_spawn_fails (NULL, plain_argv, SPAWN_ERROR_ACCES, "not-executable");
+  assert_spawn_fails (NULL, plain_argv, G_SPAWN_ERROR_ACCES, "not-executable");
 
   script = g_build_filename (dir, "bad-interpreter", NULL);
   g_assert_true (g_file_set_contents (script, "#!/nonexistent/interpreter\n", -1, NULL));
   g_assert_no_errno (chmod (script, 0755));
   script_argv[0] = script;
-  assert_spawn_fails (NULL, script_argv, SPAWN_ERROR_NOENT, "bad-interpreter");
+  assert_spawn_fails (NULL, script_argv, G_SPAWN_ERROR_NOENT, "bad-interpreter");
 
   big = g_malloc (4 * 1024 * 1024);
   memset (big, 'x', 4 * 1024 * 1024 - 1);
   big[4 * 1024 * 1024 - 1] = '\0';
   big_argv[0] = "/bin/true";
   big_argv[1] = big;
-  assert_spawn_fails (NULL, big_argv, SPAWN_ERROR_TOO_BIG, "/bin/true");
+  assert_spawn_fails (NULL, big_argv, G_SPAWN_ERROR_TOO_BIG, "/bin/true");
 
-  assert_spawn_fails ("/nonexistent/dir", ok, SPAWN_ERROR_NOENT, "/nonexistent/dir");
+  assert_spawn_fails ("/nonexistent/dir", ok, G_SPAWN_ERROR_CHDIR, "/nonexistent/dir");
 
   g_unlink (plain);
   g_unlink (script);
@@ -413,7 +413,7 @@ test_empty_program_name (gconstpointer data)
                   "/bin/ and said EACCES)");
   if (!testutil_use_backend (data))
     return;
-  assert_spawn_fails (NULL, empty, SPAWN_ERROR_NOENT, "“”");
+  assert_spawn_fails (NULL, empty, G_SPAWN_ERROR_NOENT, "“”");
 }
 
 /* A directory of our own with an executable script @name printing @says. */
@@ -486,7 +486,7 @@ test_path_search_eloop (gconstpointer data)
   g_assert_null (spawn_async_fd (NULL, argv, envp, G_SPAWN_SEARCH_PATH_FROM_ENVP,
                                  NULL, NULL, -1, -1, -1, NULL, NULL, 0, NULL,
                                  NULL, NULL, &error));
-  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_LOOP);
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_LOOP);
   g_clear_error (&error);
   testutil_assert_no_children ();
   remove_dir (first);
@@ -613,7 +613,7 @@ test_with_pipes (gconstpointer data)
                                      SPAWN_PIPE_STDERR, -1, -1, -1, NULL, NULL, 0,
                                      &in, &out, &err, &error);
   g_assert_null (child);
-  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT);
   g_clear_error (&error);
   g_assert_cmpint (in, ==, -1);
   g_assert_cmpint (out, ==, -1);
@@ -1037,7 +1037,7 @@ test_closed_stdio (gconstpointer data)
   close (0);
   close (1);
   g_assert_null (start_full (noent, 0, NULL, NULL, &error));
-  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT);
   g_clear_error (&error);
   /* Our fd 1 is closed, so the child's is too: nothing of ours there. */
   g_autoptr (SpawnChild) child =

@@ -24,6 +24,13 @@ const SpawnBackendOps *_spawn_backend_current (GError **error);
  * time (not cached). */
 int _spawn_backend_probe_kill_on_close (const SpawnBackendOps *ops);
 
+/* error.c */
+/* What failed in the child at @step, as GLib reports it where it has a
+ * code (G_SPAWN_ERROR: exec, chdir, the descriptors), else a SPAWN_ERROR;
+ * the message names @argv0 (and @working_directory for chdir). */
+GError *_spawn_error_new_exec (SpawnExecStep step, int errnum,
+                               const char *working_directory, const char *argv0);
+
 /* child.c */
 /* A new handle, one reference, not started: start() fills it. */
 SpawnChild *_spawn_child_new (const SpawnBackendOps *ops, gboolean kill_on_close);

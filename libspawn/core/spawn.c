@@ -295,11 +295,8 @@ spawn_report_failure (SpawnChild *child, const SpawnExecReport *report,
 {
   child->ops->discard (child);
   g_atomic_int_set (&child->collected, TRUE); /* reaped by discard() */
-  g_propagate_error (error,
-                     _spawn_error_new (report->errnum, "%s “%s”",
-                                       _spawn_exec_step_describe (report->step),
-                                       report->step == SPAWN_EXEC_STEP_CHDIR
-                                         ? working_directory : argv0));
+  g_propagate_error (error, _spawn_error_new_exec (report->step, report->errnum,
+                                                   working_directory, argv0));
 }
 
 #define INHERITS_OR_NULL_STDIN (G_SPAWN_STDIN_FROM_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDIN)

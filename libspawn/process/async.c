@@ -144,8 +144,8 @@ async_take_pipes (SpawnProcess *self, SpawnProcessWaiter *w, GError **error)
 static gboolean
 async_stdin_is_pipe (SpawnProcess *self)
 {
-  return self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_PIPE ||
-         self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_STREAM;
+  return self->started.modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_PIPE ||
+         self->started.modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_STREAM;
 }
 
 /* Whether a communicate() of @run has not returned yet. */
@@ -187,8 +187,9 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
   /* Two calls would split the output between them: GIO's answer. */
   if (w->run != 0 && async_communicating (self, w->run))
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PENDING,
-                           "communicate() is already running on this process");
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PENDING,
+                   "communicate() is already running on “%s”",
+                   _spawn_process_program (self));
       return BEGIN_FAILED;
     }
   if (w->run != 0 && !async && self->state != SPAWN_PROCESS_RUNNING)
@@ -200,15 +201,16 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
     }
   if (w->run == 0 && !ended)
     {
-      _spawn_process_fail_not_running (error);
+      _spawn_process_fail_not_running (self, error);
       return BEGIN_FAILED;
     }
   if (w->run == 0)
     {
       if (len > 0)
         {
-          _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                               "The process has ended: its input cannot be written");
+          g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                       "“%s” has ended: its input cannot be written",
+                       _spawn_process_program (self));
           return BEGIN_FAILED;
         }
       if (!async_take_pipes (self, w, error))
@@ -218,16 +220,20 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
     }
   if (len > 0 && self->state != SPAWN_PROCESS_RUNNING)
     {
-      _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                           "The process is ending: its input cannot be written");
+      g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                   "“%s” is ending: its input cannot be written",
+                   _spawn_process_program (self));
       return BEGIN_FAILED;
     }
   if (!async_take_pipes (self, w, error))
     return BEGIN_FAILED;
 
-  /* With the list's reference on the task, if there is one. */
-  if (async)
+  /* With the list's reference on the task or the blocking call from
+   * another thread, if there is one. */
+  if (w->task != NULL)
     g_object_ref (w->task);
+  else if (w->sync != NULL)
+    _spawn_process_sync_ref (w->sync);
   self->waiters = g_list_append (self->waiters, w);
   /* Collecting until the end: the read buffer size no longer holds
    * back a full channel (the process could not end otherwise). */
@@ -245,8 +251,10 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
           if (l != NULL)
             {
               self->waiters = g_list_delete_link (self->waiters, l);
-              if (async)
+              if (w->task != NULL)
                 g_object_unref (w->task);
+              else if (w->sync != NULL)
+                _spawn_process_sync_unref (w->sync);
             }
           g_propagate_error (error, local_error);
           return BEGIN_FAILED;
@@ -260,12 +268,15 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
 
 /* Hands out what @w captured; FALSE with @error if the writing failed. */
 static gboolean
-communicate_result (SpawnProcessWaiter *w, GBytes **stdout_buf, GBytes **stderr_buf,
-                    GError **error)
+communicate_result (SpawnProcess *self, SpawnProcessWaiter *w, GBytes **stdout_buf,
+                    GBytes **stderr_buf, GError **error)
 {
   if (w->write_failed)
-    return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                                "Writing the input to the process failed");
+    {
+      g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                   "“%s” did not read all its input", _spawn_process_program (self));
+      return FALSE;
+    }
   if (stdout_buf != NULL)
     *stdout_buf = g_steal_pointer (&w->out);
   if (stderr_buf != NULL)
@@ -313,6 +324,12 @@ communicate_result (SpawnProcessWaiter *w, GBytes **stdout_buf, GBytes **stderr_
  * buffered: a later communicate() with %NULL input, or the usual calls,
  * get the rest.
  *
+ * Safe from any thread, as [method@Gio.Subprocess.communicate] and
+ * [method@Spawn.Process.wait] are: from a thread while another one runs
+ * the main context the process is watched from, the work is done there
+ * and this call sleeps until the end, so that context must keep running
+ * until it returns.
+ *
  * Returns: %TRUE once the process has ended, whatever its status;
  *   %FALSE with %G_IO_ERROR_CANCELLED, %G_IO_ERROR_PENDING (another
  *   communicate(), or a stream's operation),
@@ -321,11 +338,38 @@ communicate_result (SpawnProcessWaiter *w, GBytes **stdout_buf, GBytes **stderr_
  *   the output then stays buffered), or the errors of
  *   [method@Spawn.Process.wait_for_finished]
  */
+/* SpawnProcessSync.begin for communicate(), in the owner of the context. */
+static gboolean
+communicate_sync_begin (SpawnProcess *self, SpawnProcessSync *s, GError **error)
+{
+  return communicate_begin (self, &s->w, s->stdin_buf, FALSE, error) != BEGIN_FAILED;
+}
+
+/* communicate() from a thread while another one runs the context the
+ * process is watched from: begun and ended there (sync.c). */
+static gboolean
+communicate_from_thread (SpawnProcess *self, GBytes *stdin_buf, GCancellable *cancellable,
+                         GBytes **stdout_buf, GBytes **stderr_buf, GError **error)
+{
+  SpawnProcessSync *s = _spawn_process_sync_new (self);
+  gboolean ok;
+
+  s->stdin_buf = stdin_buf != NULL ? g_bytes_ref (stdin_buf) : NULL;
+  s->begin = communicate_sync_begin;
+  ok = _spawn_process_sync_call (self, s, cancellable, error);
+  if (ok && !s->w.ended)
+    ok = _spawn_process_fail_not_running (self, error);
+  ok = ok && communicate_result (self, &s->w, stdout_buf, stderr_buf, error);
+  _spawn_process_sync_unref (s);
+  return ok;
+}
+
 gboolean
 spawn_process_communicate (SpawnProcess *self, GBytes *stdin_buf, GCancellable *cancellable,
                            GBytes **stdout_buf, GBytes **stderr_buf, GError **error)
 {
   SpawnProcessWaiter w = { 0 };
+  GMainContext *context;
   gboolean ok = TRUE;
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
@@ -341,6 +385,13 @@ spawn_process_communicate (SpawnProcess *self, GBytes *stdin_buf, GCancellable *
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
   g_object_ref (self);
+  if (!_spawn_process_sync_acquire (self, &context))
+    {
+      ok = communicate_from_thread (self, stdin_buf, cancellable, stdout_buf, stderr_buf,
+                                    error);
+      g_object_unref (self);
+      return ok;
+    }
   switch (communicate_begin (self, &w, stdin_buf, FALSE, error))
     {
     case BEGIN_FAILED:
@@ -353,14 +404,15 @@ spawn_process_communicate (SpawnProcess *self, GBytes *stdin_buf, GCancellable *
         ok = _spawn_process_wait_for (self, WAIT_FINISHED, -1, cancellable, error);
       self->waiters = g_list_remove (self->waiters, &w);
       if (ok && !w.ended)
-        ok = _spawn_process_fail_not_running (error);
+        ok = _spawn_process_fail_not_running (self, error);
       break;
     case BEGIN_DONE:
     default:
       break;
     }
-  ok = ok && communicate_result (&w, stdout_buf, stderr_buf, error);
+  ok = ok && communicate_result (self, &w, stdout_buf, stderr_buf, error);
   _spawn_process_waiter_clear (&w);
+  _spawn_process_sync_release (context);
   g_object_unref (self);
   return ok;
 }
@@ -459,7 +511,7 @@ spawn_process_communicate_finish (SpawnProcess *self, GAsyncResult *result,
   w = g_task_get_task_data (G_TASK (result));
   if (!g_task_propagate_boolean (G_TASK (result), error))
     return FALSE;
-  return communicate_result (w, stdout_buf, stderr_buf, error);
+  return communicate_result (self, w, stdout_buf, stderr_buf, error);
 }
 
 /* UTF-8 */
@@ -616,7 +668,7 @@ spawn_process_communicate_utf8_finish (SpawnProcess *self, GAsyncResult *result,
     *stderr_buf = NULL;
   w = g_task_get_task_data (G_TASK (result));
   if (!g_task_propagate_boolean (G_TASK (result), error) ||
-      !communicate_result (w, &out, &err, error))
+      !communicate_result (self, w, &out, &err, error))
     return FALSE;
   return async_bytes_to_utf8 (out, err, stdout_buf, stderr_buf, error);
 }

@@ -110,7 +110,8 @@ spawn_process_get_stdin_pipe (SpawnProcess *self)
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
   s = self->channels[SPAWN_PROCESS_STDIN].stream;
-  return self->modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_STREAM ? (GOutputStream *) s : NULL;
+  return self->started.modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_STREAM ? (GOutputStream *) s
+                                                                           : NULL;
 }
 
 static GInputStream *
@@ -118,7 +119,7 @@ channel_output_stream (SpawnProcess *self, SpawnProcessChannel i)
 {
   GObject *s = self->channels[i].stream;
 
-  return self->modes[i] == SPAWN_CHANNEL_STREAM ? (GInputStream *) s : NULL;
+  return self->started.modes[i] == SPAWN_CHANNEL_STREAM ? (GInputStream *) s : NULL;
 }
 
 /**
@@ -349,8 +350,8 @@ _spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean
 gboolean
 _spawn_process_channel_buffered (SpawnProcess *self, SpawnProcessChannel i)
 {
-  return self->modes[i] == SPAWN_CHANNEL_PIPE ||
-         (self->modes[i] == SPAWN_CHANNEL_STREAM && self->channels[i].adopted);
+  return self->started.modes[i] == SPAWN_CHANNEL_PIPE ||
+         (self->started.modes[i] == SPAWN_CHANNEL_STREAM && self->channels[i].adopted);
 }
 
 /* What is left in the pipe @fd of a process that has ended, into @c's
@@ -385,7 +386,7 @@ _spawn_process_adopt_stream (SpawnProcess *self, SpawnProcessChannel i, GError *
   gboolean closed, pending;
   int fd;
 
-  if (self->modes[i] != SPAWN_CHANNEL_STREAM || c->stream == NULL || c->adopted)
+  if (self->started.modes[i] != SPAWN_CHANNEL_STREAM || c->stream == NULL || c->adopted)
     return TRUE;
   if (i == SPAWN_PROCESS_STDIN)
     {

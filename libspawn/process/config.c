@@ -39,7 +39,8 @@ config_set_mode (SpawnProcess *self, SpawnProcessChannel channel, SpawnChannelMo
  * program, as QProcess without one, [method@Spawn.Process.start] fails with
  * %SPAWN_ERROR_INVAL and #SpawnProcess::error-occurred
  * (%SPAWN_PROCESS_ERROR_FAILED_TO_START): an argv set through a property
- * or a binding is input, not a programming error.
+ * or a binding is input, not a programming error.  May be called while
+ * the process runs: as every setter, it applies to the next start.
  */
 void
 spawn_process_set_argv (SpawnProcess *self, const char * const *argv)
@@ -133,7 +134,7 @@ config_dedupe_environment (const char * const *envp)
  *
  * Replaces the environment, and forgets earlier [method@Spawn.Process.setenv]
  * and [method@Spawn.Process.unsetenv] calls.  A name given twice gets its later
- * value, as with QProcessEnvironment.
+ * value, as with QProcessEnvironment.  Takes effect at the next start.
  */
 void
 spawn_process_set_environment (SpawnProcess *self, const char * const *envp)
@@ -234,7 +235,8 @@ spawn_process_get_channel_mode (SpawnProcess *self, SpawnProcessChannel channel)
  * @append: for stdout and stderr: append instead of truncating
  *
  * Redirects @channel to a file (mode %SPAWN_CHANNEL_FILE), opened at
- * start; a file that cannot be opened makes the start fail.
+ * start; a file that cannot be opened makes the start fail.  Takes
+ * effect at the next start.
  */
 void
 spawn_process_set_channel_file (SpawnProcess *self, SpawnProcessChannel channel,
@@ -259,7 +261,8 @@ spawn_process_set_channel_file (SpawnProcess *self, SpawnProcessChannel channel,
  * The program gets (a copy of) @fd as @channel, at every start (mode
  * %SPAWN_CHANNEL_FD), like [method@Gio.SubprocessLauncher.take_stdout_fd] and its
  * siblings.  @fd is closed when the process is finalized or another mode
- * is chosen for @channel; close-on-exec on it does not matter.
+ * is chosen for @channel; close-on-exec on it does not matter.  Takes
+ * effect at the next start (a running program keeps its copy).
  */
 void
 spawn_process_set_channel_fd (SpawnProcess *self, SpawnProcessChannel channel, int fd)
@@ -423,7 +426,9 @@ spawn_process_set_kill_timeout (SpawnProcess *self, int timeout_ms)
  * @policy: what the last reference does to a running process
  *
  * Chooses what happens to a running process when the last reference to
- * @self goes: killed (the default) or left running.
+ * @self goes: killed (the default) or left running.  Unlike the rest of
+ * the configuration, it is read when the last reference goes, so it
+ * applies to the running process too.
  */
 void
 spawn_process_set_dispose_policy (SpawnProcess *self, SpawnDisposePolicy policy)

@@ -28,6 +28,14 @@ typedef struct {
   gpointer child_setup_data;
 } Plumbing;
 
+static const char * const launch_channel_names[] = { "stdin", "stdout", "stderr" };
+
+static const char *
+launch_program (SpawnProcess *self)
+{
+  return self->argv != NULL && self->argv[0] != NULL ? self->argv[0] : "(no program)";
+}
+
 static int
 launch_open_file (SpawnProcess *self, SpawnProcessChannel i, GError **error)
 {
@@ -38,15 +46,16 @@ launch_open_file (SpawnProcess *self, SpawnProcessChannel i, GError **error)
 
   if (self->files[i] == NULL)
     {
-      g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
-                   "No file set for channel %d", (int) i);
+      g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL, "%s of “%s”: no file set",
+                   launch_channel_names[i], launch_program (self));
       return -1;
     }
   fd = open (self->files[i], flags | O_CLOEXEC, 0666);
   if (fd < 0)
     {
-      g_propagate_error (error, _spawn_error_new (errno, "Cannot open “%s”",
-                                                  self->files[i]));
+      g_propagate_error (error, _spawn_error_new (errno, "%s of “%s”: cannot open “%s”",
+                                                  launch_channel_names[i],
+                                                  launch_program (self), self->files[i]));
       return -1;
     }
   return _spawn_fd_above_stdio (fd);
@@ -55,14 +64,17 @@ launch_open_file (SpawnProcess *self, SpawnProcessChannel i, GError **error)
 /* A pipe for channel @i: our end in *@ours, the child's in *@theirs,
  * both close-on-exec and above stdio. */
 static gboolean
-launch_open_pipe (SpawnProcessChannel i, int *ours, int *theirs, GError **error)
+launch_open_pipe (SpawnProcess *self, SpawnProcessChannel i, int *ours, int *theirs,
+                  GError **error)
 {
   int pair[2];
   int err = _spawn_fd_pipe (pair);
 
   if (err < 0)
     {
-      g_propagate_error (error, _spawn_error_new (-err, "Cannot create a pipe"));
+      g_propagate_error (error, _spawn_error_new (-err, "%s of “%s”: cannot create a pipe",
+                                                  launch_channel_names[i],
+                                                  launch_program (self)));
       return FALSE;
     }
   *ours = pair[i == SPAWN_PROCESS_STDIN ? 1 : 0];
@@ -84,14 +96,14 @@ launch_open_channel (SpawnProcess *self, SpawnProcessChannel i, SpawnChannelMode
   switch (mode)
     {
     case SPAWN_CHANNEL_PIPE:
-      if (!launch_open_pipe (i, &c->fd, theirs, error))
+      if (!launch_open_pipe (self, i, &c->fd, theirs, error))
         return FALSE;
       fcntl (c->fd, F_SETFL, O_NONBLOCK);
       return TRUE;
     case SPAWN_CHANNEL_STREAM:
       /* Blocking, as GSubprocess's: the streams poll for their async
        * and pollable calls. */
-      if (!launch_open_pipe (i, &ours, theirs, error))
+      if (!launch_open_pipe (self, i, &ours, theirs, error))
         return FALSE;
       c->stream = i == SPAWN_PROCESS_STDIN ? G_OBJECT (g_unix_output_stream_new (ours, TRUE))
                                            : G_OBJECT (g_unix_input_stream_new (ours, TRUE));
@@ -106,7 +118,9 @@ launch_open_channel (SpawnProcess *self, SpawnProcessChannel i, SpawnChannelMode
       from = p->child_fds[SPAWN_PROCESS_STDOUT];
       *theirs = fcntl (from >= 0 ? from : STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
       if (*theirs < 0)
-        g_propagate_error (error, _spawn_error_new (errno, "Cannot merge stderr"));
+        g_propagate_error (error, _spawn_error_new (errno, "stderr of “%s”: cannot merge "
+                                                    "it into stdout",
+                                                    launch_program (self)));
       return *theirs >= 0;
     case SPAWN_CHANNEL_FORWARD:
       if (i == SPAWN_PROCESS_STDIN)
@@ -121,8 +135,10 @@ launch_open_channel (SpawnProcess *self, SpawnProcessChannel i, SpawnChannelMode
       /* A copy, so that the next start has the caller's fd again. */
       *theirs = fcntl (self->channel_fds[i], F_DUPFD_CLOEXEC, 3);
       if (*theirs < 0)
-        g_propagate_error (error, _spawn_error_new (errno, "Cannot use fd %d for channel %d",
-                                                    self->channel_fds[i], (int) i));
+        g_propagate_error (error, _spawn_error_new (errno, "%s of “%s”: cannot use fd %d",
+                                                    launch_channel_names[i],
+                                                    launch_program (self),
+                                                    self->channel_fds[i]));
       return *theirs >= 0;
     case SPAWN_CHANNEL_FILE:
     default:
@@ -188,8 +204,6 @@ launch_setup_in_child (gpointer data)
   if (p->child_setup != NULL)
     p->child_setup (p->child_setup_data);
 }
-
-static const char * const launch_channel_names[] = { "stdin", "stdout", "stderr" };
 
 /* What the configuration must hold before anything is opened: a program,
  * and descriptors that are still open.  A descriptor given to us that the

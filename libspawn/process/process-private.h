@@ -7,9 +7,9 @@
  * process.c, and of each): the instance struct, the signal and property
  * ids, and the _spawn_process_* functions they call across files;
  * everything else stays static in its file.  The files call each other
- * one way only: subprocess.c, async.c and wait.c -> run.c -> launch.c,
- * waiters.c -> config.c -> channel.c, status.c (docs/design.md).  Of the core, only
- * spawn-core.h.  Not installed.
+ * one way only: subprocess.c and async.c -> sync.c -> wait.c -> run.c ->
+ * launch.c, waiters.c -> config.c -> channel.c, status.c
+ * (docs/design.md).  Of the core, only spawn-core.h.  Not installed.
  */
 #pragma once
 
@@ -68,6 +68,15 @@ struct _SpawnProcess {
   gsize read_buffer_size;      /* 0: unlimited */
   SpawnJob *job;               /* NULL: the child alone */
 
+  /* What the running (or last) run was started with: the setters change
+   * the next start's configuration, never the running one's. */
+  struct {
+    char *program;             /* argv[0], for messages */
+    SpawnChannelMode modes[3];
+    int kill_timeout_ms;
+    gboolean kill_on_close;
+  } started;
+
   /* While running */
   SpawnProcessState state;
   SpawnChild *child;
@@ -75,6 +84,9 @@ struct _SpawnProcess {
   gboolean signal_group;       /* the child leads its own process group */
   GSource *source;
   GMainContext *context;       /* the source's, ours while running */
+  /* Guards @context, which a blocking call from another thread reads
+   * (sync.c); everything else is the owner's of @context. */
+  GMutex context_lock;
   gpointer child_tag;
   Channel channels[3];
   gboolean close_write_requested;
@@ -128,12 +140,17 @@ typedef enum {
   WAIT_FINISHED,
 } WaitFor;
 
+typedef struct _SpawnProcessSync SpawnProcessSync;
+
 /* One wait_async(), wait_check_async() or communicate() for the end of
  * @run.  Asynchronous ones are the task data of @task, and the list holds
- * a reference on the task; the blocking communicate() has no task. */
+ * a reference on the task; the blocking communicate() has no task, and a
+ * blocking call from a thread that does not run the process's context
+ * (sync.c) has @sync instead, on which the list holds a reference. */
 typedef struct {
   guint run;
   GTask *task;
+  SpawnProcessSync *sync;
   GSource *cancel_source;
   gboolean check;              /* wait_check: fail unless it exited 0 */
   gboolean capture;            /* communicate: take the buffered output */
@@ -147,6 +164,32 @@ typedef struct {
   GBytes *out;
   GBytes *err;
 } SpawnProcessWaiter;
+
+/* A blocking call made from a thread that cannot own the context the
+ * process is watched from (another thread runs it): its waiter is put on
+ * the list from that context, and the end of the run hands it back
+ * through @lock and @cond (sync.c, waiters.c). */
+typedef enum {
+  SYNC_QUEUED,                 /* the waiter is not on the list yet */
+  SYNC_WAITING,                /* on the list */
+  SYNC_DONE,                   /* filled (or failed, in @error) */
+  SYNC_ABANDONED,              /* its caller has gone (cancelled) */
+} SyncState;
+
+struct _SpawnProcessSync {
+  SpawnProcessWaiter w;
+  gatomicrefcount ref;
+  GMutex lock;
+  GCond cond;
+  SyncState state;             /* under @lock */
+  SpawnProcess *process;       /* a reference */
+  GBytes *stdin_buf;           /* communicate()'s input, or NULL */
+  GSource *begin_source;       /* in the process's context, or NULL */
+  /* Puts @w on the list from the owner of the process's context:
+   * SYNC_WAITING, SYNC_DONE, or FALSE with @error. */
+  gboolean (*begin) (SpawnProcess *self, SpawnProcessSync *s, GError **error);
+  GError *error;               /* why begin failed */
+};
 
 /* Bytes of @c still to write (stdin) or to read (stdout, stderr). */
 static inline gsize
@@ -163,18 +206,34 @@ _spawn_process_fail (GError **error, SpawnProcessError code, const char *message
   return FALSE;
 }
 
-static inline GError *
-_spawn_process_not_running_error (void)
+/* The program for messages: the running (or last) run's, else the one
+ * configured, else a placeholder. */
+static inline const char *
+_spawn_process_program (SpawnProcess *self)
 {
-  return g_error_new_literal (SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING,
-                              "The process is not running");
+  if (self->started.program != NULL)
+    return self->started.program;
+  if (self->argv != NULL && self->argv[0] != NULL)
+    return self->argv[0];
+  return "(no program)";
+}
+
+static inline GError *
+_spawn_process_not_running_error (SpawnProcess *self)
+{
+  if (self->run == 0)
+    return g_error_new (SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING,
+                        "“%s” is not running: it was never started",
+                        _spawn_process_program (self));
+  return g_error_new (SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING,
+                      "“%s” is not running", _spawn_process_program (self));
 }
 
 /* SPAWN_PROCESS_ERROR_NOT_RUNNING in @error; returns FALSE. */
 static inline gboolean
-_spawn_process_fail_not_running (GError **error)
+_spawn_process_fail_not_running (SpawnProcess *self, GError **error)
 {
-  g_propagate_error (error, _spawn_process_not_running_error ());
+  g_propagate_error (error, _spawn_process_not_running_error (self));
   return FALSE;
 }
 
@@ -256,9 +315,30 @@ void _spawn_process_waiters_ended (SpawnProcess *self, guint run);
 /* After "finished": completes the waiters _spawn_process_waiters_ended()
  * filled. */
 void _spawn_process_waiters_complete (SpawnProcess *self, guint run);
+/* A SpawnProcessSync: another reference, and dropping one. */
+SpawnProcessSync *_spawn_process_sync_ref (SpawnProcessSync *s);
+void _spawn_process_sync_unref (SpawnProcessSync *s);
+/* Marks @s done (unless its caller abandoned it) and wakes its caller. */
+void _spawn_process_sync_hand_back (SpawnProcessSync *s);
 /* Dispose: fails the waiters left (only g_object_run_dispose() gets
  * here with any, as each task holds a reference). */
 void _spawn_process_waiters_dispose (SpawnProcess *self);
+
+/* sync.c */
+
+/* Whether this thread may work on @self directly (it owns, or could
+ * acquire, the context @self is watched from): then *@context is what to
+ * release with _spawn_process_sync_release(). */
+gboolean _spawn_process_sync_acquire (SpawnProcess *self, GMainContext **context);
+void _spawn_process_sync_release (GMainContext *context);
+/* Runs @s from a thread that cannot own the context @self is watched
+ * from: @s->begin runs there, and this waits (cancellably) until the end
+ * of the run has filled @s->w.  FALSE with @error if begin failed or the
+ * wait was cancelled. */
+gboolean _spawn_process_sync_call (SpawnProcess *self, SpawnProcessSync *s,
+                                   GCancellable *cancellable, GError **error);
+/* A new SpawnProcessSync for @self, one reference. */
+SpawnProcessSync *_spawn_process_sync_new (SpawnProcess *self);
 
 /* config.c */
 

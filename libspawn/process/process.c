@@ -10,8 +10,9 @@
  * configuration made into a child), run.c (one run: start, watch, end,
  * every emission), channel.c (pipes and buffers), status.c (what a run
  * says: state, PID, exit), wait.c (the blocking waits and execute()),
- * waiters.c (the list of GIO waits for a run's end), async.c (the GIO
- * waits and communicate()), subprocess.c (GSubprocessFlags and
+ * sync.c (GSubprocess's blocking waits, from any thread), waiters.c (the
+ * list of GIO waits for a run's end), async.c (the GIO waits and
+ * communicate()), subprocess.c (GSubprocessFlags and
  * spawn_process_newv()).  What they share is in process-private.h.
  */
 #include "process-private.h"
@@ -63,7 +64,7 @@ spawn_process_dispose (GObject *object)
     spawn_job_kill (self->job, NULL);
   /* Leave it running, as long as the application: a reference that the
    * reaper holds until it ends, so that our last one does not kill it. */
-  else if (self->child != NULL && self->kill_on_close)
+  else if (self->child != NULL && self->started.kill_on_close)
     _spawn_child_keep_alive (self->child);
   /* Unreferencing the child hands it to the reaper (or the kernel). */
   _spawn_process_release_running (self);
@@ -85,6 +86,8 @@ spawn_process_finalize (GObject *object)
       g_clear_object (&self->channels[i].stream);
     }
   g_clear_error (&self->last_error);
+  g_free (self->started.program);
+  g_mutex_clear (&self->context_lock);
   G_OBJECT_CLASS (spawn_process_parent_class)->finalize (object);
 }
 
@@ -94,6 +97,7 @@ spawn_process_init (SpawnProcess *self)
   int i;
 
   _spawn_process_init_config (self);
+  g_mutex_init (&self->context_lock);
   for (i = 0; i < 3; i++)
     {
       self->channels[i].fd = -1;

@@ -68,6 +68,19 @@ run_emit_error (SpawnProcess *self, SpawnProcessError code, const char *format, 
   g_error_free (error);
 }
 
+/* "was killed by signal 9 (SIGKILL)", for the messages.  sigabbrev_np()
+ * is glibc's (2.32 and later; Debian 12 has 2.36). */
+static char *
+run_describe_signal (const SpawnExitInfo *info)
+{
+  const char *abbrev = sigabbrev_np (info->status);
+
+  return g_strdup_printf ("was killed by signal %d (%s%s)%s", info->status,
+                          abbrev != NULL ? "SIG" : "",
+                          abbrev != NULL ? abbrev : "unknown",
+                          info->kind == SPAWN_EXIT_DUMPED ? " and dumped core" : "");
+}
+
 /* The source */
 
 gint64
@@ -197,8 +210,9 @@ run_flush_stdin (SpawnProcess *self)
   if (written < 0)
     {
       run_emit_error (self, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                      "Cannot write to process %d: %s",
-                      (int) spawn_child_get_pid (self->child), g_strerror ((int) -written));
+                      "Cannot write to the stdin of “%s” (PID %d): %s",
+                      _spawn_process_program (self), (int) spawn_child_get_pid (self->child),
+                      g_strerror ((int) -written));
       return FALSE;
     }
   if (written > 0)
@@ -215,8 +229,11 @@ run_read (SpawnProcess *self, SpawnProcessChannel i, gboolean drain)
   gboolean got = _spawn_process_read_channel (self, i, drain, &errnum);
 
   if (errnum != 0)
-    run_emit_error (self, SPAWN_PROCESS_ERROR_READ_ERROR, "Cannot read from process %d: %s",
-                    (int) spawn_child_get_pid (self->child), g_strerror (errnum));
+    run_emit_error (self, SPAWN_PROCESS_ERROR_READ_ERROR,
+                    "Cannot read the %s of “%s” (PID %d): %s",
+                    i == SPAWN_PROCESS_STDOUT ? "stdout" : "stderr",
+                    _spawn_process_program (self), (int) spawn_child_get_pid (self->child),
+                    g_strerror (errnum));
   return got;
 }
 
@@ -230,7 +247,9 @@ _spawn_process_release_running (SpawnProcess *self)
   for (i = 0; i < 3; i++)
     _spawn_process_close_channel (self, i);
   run_destroy_source (self);
+  g_mutex_lock (&self->context_lock);
   g_clear_pointer (&self->context, g_main_context_unref);
+  g_mutex_unlock (&self->context_lock);
   g_clear_pointer (&self->child, spawn_child_unref);
   self->kill_deadline = 0;
   self->next_recheck = 0;
@@ -265,11 +284,16 @@ run_emit_end (SpawnProcess *self)
         case END_CRASHED:
           if (self->end.err < 0)
             run_emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
-                                       "The status of the process was lost: %s",
-                                       g_strerror (-self->end.err));
+                            "The exit status of “%s” was lost: reaped by someone "
+                            "else (%s)", _spawn_process_program (self),
+                            g_strerror (-self->end.err));
           else if (info->kind != SPAWN_EXIT_EXITED)
-            run_emit_error (self, SPAWN_PROCESS_ERROR_CRASHED,
-                                       "The process crashed (signal %d)", info->status);
+            {
+              g_autofree char *how = run_describe_signal (info);
+
+              run_emit_error (self, SPAWN_PROCESS_ERROR_CRASHED, "“%s” %s",
+                              _spawn_process_program (self), how);
+            }
           break;
         case END_FINISHED:
           {
@@ -353,9 +377,10 @@ run_check_deadlines (SpawnProcess *self)
       self->kill_deadline = 0;
       if (_spawn_process_signal_child (self, SIGKILL, NULL))
         run_emit_error (self, SPAWN_PROCESS_ERROR_TIMED_OUT,
-                                   "Process %d killed after %d ms",
-                                   (int) spawn_child_get_pid (self->child),
-                                   self->kill_timeout_ms);
+                        "“%s” (PID %d) still ran after its kill timeout of %d ms "
+                        "and was killed", _spawn_process_program (self),
+                        (int) spawn_child_get_pid (self->child),
+                        self->started.kill_timeout_ms);
     }
   if (self->state == SPAWN_PROCESS_RUNNING && self->next_recheck > 0 &&
       now >= self->next_recheck)
@@ -413,6 +438,22 @@ _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFo
 
 static gboolean run_start (SpawnProcess *self, GError **error);
 
+/* start() while a run is on: an error, and nothing emitted. */
+static gboolean
+run_fail_running (SpawnProcess *self, GError **error)
+{
+  if (self->state == SPAWN_PROCESS_STARTING)
+    g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_RUNNING,
+                 "“%s” is being started: it cannot be started again until it "
+                 "has ended", _spawn_process_program (self));
+  else
+    g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_RUNNING,
+                 "“%s” is running (PID %d): it cannot be started again until "
+                 "it has ended", _spawn_process_program (self),
+                 (int) spawn_child_get_pid (self->child));
+  return FALSE;
+}
+
 /**
  * spawn_process_start:
  * @self: a process, not running
@@ -421,13 +462,19 @@ static gboolean run_start (SpawnProcess *self, GError **error);
  * Starts the program.  On success #SpawnProcess::started has been emitted
  * before this returns, and from now on the process is watched from the
  * thread-default main context of the calling thread: run it (or use the
- * blocking helpers) for output, input and the end.
+ * blocking helpers) for output, input and the end.  The configuration is
+ * read here: setters called while it runs apply to the next start.
  *
- * Returns: %TRUE if the program runs; %FALSE with a %SPAWN_ERROR (why
- *   exec, chdir or opening a redirection failed; %SPAWN_ERROR_INVAL when
- *   there is no program, or a descriptor given to the process is no
- *   longer open) after
- *   #SpawnProcess::error-occurred with %SPAWN_PROCESS_ERROR_FAILED_TO_START
+ * Returns: %TRUE if the program runs; %FALSE with a %G_SPAWN_ERROR with
+ *   GLib's code when exec or chdir failed in the child (as
+ *   [func@GLib.spawn_async] and GSubprocess report them:
+ *   %G_SPAWN_ERROR_NOENT, %G_SPAWN_ERROR_ACCES, %G_SPAWN_ERROR_CHDIR, …),
+ *   else a %SPAWN_ERROR (a redirection that cannot be opened;
+ *   %SPAWN_ERROR_INVAL when there is no program, or a descriptor given to
+ *   the process is no longer open), after #SpawnProcess::error-occurred
+ *   with %SPAWN_PROCESS_ERROR_FAILED_TO_START; or
+ *   %SPAWN_PROCESS_ERROR_RUNNING, with nothing emitted, if it is running
+ *   (or being started)
  */
 gboolean
 spawn_process_start (SpawnProcess *self, GError **error)
@@ -435,9 +482,10 @@ spawn_process_start (SpawnProcess *self, GError **error)
   gboolean ok;
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
-  g_return_val_if_fail (self->state == SPAWN_PROCESS_NOT_RUNNING, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (self->state != SPAWN_PROCESS_NOT_RUNNING)
+    return run_fail_running (self, error);
   /* Every public call that emits holds a reference across its emissions
    * (as dispatch and the waits do): a handler may drop the caller's
    * last one. */
@@ -448,11 +496,7 @@ spawn_process_start (SpawnProcess *self, GError **error)
   if (self->state == SPAWN_PROCESS_NOT_RUNNING)
     ok = run_start (self, error);
   else
-    {
-      g_critical ("%s: a handler of the last run's end started the process again",
-                  G_STRFUNC);
-      ok = FALSE;
-    }
+    ok = run_fail_running (self, error);
   g_object_unref (self);
   return ok;
 }
@@ -465,6 +509,12 @@ run_start (SpawnProcess *self, GError **error)
   int i;
 
   self->run++;
+  /* This run's configuration: the setters change the next one's. */
+  g_free (self->started.program);
+  self->started.program = g_strdup (self->argv != NULL ? self->argv[0] : NULL);
+  memcpy (self->started.modes, self->modes, sizeof self->started.modes);
+  self->started.kill_timeout_ms = self->kill_timeout_ms;
+  self->started.kill_on_close = self->kill_on_close;
   /* Every buffer starts empty, stdin's unwritten rest of the last run
    * included (QProcess does the same). */
   for (i = 0; i < 3; i++)
@@ -494,8 +544,9 @@ run_start (SpawnProcess *self, GError **error)
     if (self->channels[i].fd >= 0)
       self->channels[i].tag = g_source_add_unix_fd (self->source, self->channels[i].fd,
                                                      G_IO_IN);
-  if (self->kill_timeout_ms > 0)
-    self->kill_deadline = g_get_monotonic_time () + (gint64) self->kill_timeout_ms * 1000;
+  if (self->started.kill_timeout_ms > 0)
+    self->kill_deadline = g_get_monotonic_time () +
+                          (gint64) self->started.kill_timeout_ms * 1000;
   if (_spawn_child_get_recheck_interval (child) > 0)
     self->next_recheck = g_get_monotonic_time () +
                          _spawn_child_get_recheck_interval (child) * 1000;
@@ -503,7 +554,9 @@ run_start (SpawnProcess *self, GError **error)
   /* Ours until the end of the run: a thread that pops and frees the
    * context it started us from must not take the watch with it (a wait
    * then finds the context, owned by nobody, and runs it itself). */
+  g_mutex_lock (&self->context_lock);
   self->context = g_main_context_ref_thread_default ();
+  g_mutex_unlock (&self->context_lock);
   g_source_attach (self->source, self->context);
 
   run_set_state (self, SPAWN_PROCESS_RUNNING);
@@ -582,7 +635,7 @@ run_send_signal (SpawnProcess *self, int signum, gboolean ending, GError **error
   if (self->state != SPAWN_PROCESS_RUNNING && ending)
     return TRUE;
   if (self->state != SPAWN_PROCESS_RUNNING)
-    return _spawn_process_fail_not_running (error);
+    return _spawn_process_fail_not_running (self, error);
   /* Through the process's fd: never a process that reused the PID. */
   if (!_spawn_process_signal_child (self, signum, &local_error))
     {
@@ -596,7 +649,7 @@ run_send_signal (SpawnProcess *self, int signum, gboolean ending, GError **error
           g_error_free (local_error);
           return TRUE;
         }
-      g_propagate_error (error, local_error);
+      g_propagate_prefixed_error (error, local_error, "“%s”: ", _spawn_process_program (self));
       return FALSE;
     }
   return TRUE;
@@ -691,18 +744,26 @@ spawn_process_write (SpawnProcess *self, const void *data, gsize len, GError **e
 
   c = &self->channels[SPAWN_PROCESS_STDIN];
   if (self->state != SPAWN_PROCESS_RUNNING)
-    return _spawn_process_fail_not_running (error);
+    return _spawn_process_fail_not_running (self, error);
   if (c->fd < 0 || self->close_write_requested)
-    return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                                "The write channel is closed");
+    {
+      g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                   "Cannot write to “%s”: %s", _spawn_process_program (self),
+                   self->started.modes[SPAWN_PROCESS_STDIN] != SPAWN_CHANNEL_PIPE
+                     ? "its stdin is not a pipe of ours"
+                     : "its stdin has been closed");
+      return FALSE;
+    }
   if (len > 0)
     g_byte_array_append (c->data, data, len);
   g_object_ref (self);
   if (!run_flush_stdin (self))
     {
+      g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                   "Cannot write to “%s”: it closed its stdin",
+                   _spawn_process_program (self));
       g_object_unref (self);
-      return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                                  "The process closed its stdin");
+      return FALSE;
     }
   g_object_unref (self);
   return TRUE;

@@ -45,9 +45,11 @@ wait_acquire_context (SpawnProcess *self, GMainContext **context, GError **error
   if (g_main_context_acquire (*context))
     return TRUE;
   g_clear_pointer (context, g_main_context_unref);
-  return _spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRONG_THREAD,
-                              "Another thread runs the main context "
-                              "this process is watched from");
+  g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRONG_THREAD,
+               "Cannot wait for “%s” here: another thread runs the main context "
+               "it is watched from (spawn_process_wait() and communicate() "
+               "work from any thread)", _spawn_process_program (self));
+  return FALSE;
 }
 
 static void
@@ -78,13 +80,16 @@ wait_is_over (SpawnProcess *self, const Wait *w, GCancellable *cancellable,
       (w->what == WAIT_FINISHED && self->finished_run == w->run))
     return *ok = TRUE;
   if (self->run != w->run || self->state != SPAWN_PROCESS_RUNNING)
-    return !_spawn_process_fail_not_running (error);
+    return !_spawn_process_fail_not_running (self, error);
   /* Stdin closed with input left (a failed write): nothing more will go. */
   if (w->what == WAIT_BYTES_WRITTEN && self->channels[SPAWN_PROCESS_STDIN].fd < 0 &&
       _spawn_process_pending (&self->channels[SPAWN_PROCESS_STDIN]) > 0)
-    return !_spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                                 "The write channel is closed: the rest of the "
-                                 "input cannot be written");
+    {
+      g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                   "The stdin of “%s” is closed: the rest of its input cannot be "
+                   "written", _spawn_process_program (self));
+      return TRUE;
+    }
   /* Nothing buffered: spawn_process_write() may have written all of it at
    * once, unseen by any wait since.  Then write() followed by this wait
    * is TRUE, as QProcess's idiom expects; else there is nothing to wait
@@ -94,13 +99,18 @@ wait_is_over (SpawnProcess *self, const Wait *w, GCancellable *cancellable,
     {
       if (self->write_count != self->write_count_waited)
         return *ok = TRUE;
-      return !_spawn_process_fail (error, SPAWN_PROCESS_ERROR_WRITE_ERROR, "Nothing to write");
+      g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR,
+                   "Nothing to write to “%s”", _spawn_process_program (self));
+      return TRUE;
     }
   /* Only after one poll at least: with a timeout of 0 the caller asks
    * "anything now?", and a loop of such calls must get there. */
   if (w->polled && w->deadline >= 0 && g_get_monotonic_time () >= w->deadline)
-    return !_spawn_process_fail (error, SPAWN_PROCESS_ERROR_TIMED_OUT,
-                                 "Timed out waiting for the process");
+    {
+      g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT,
+                   "Timed out waiting for “%s”", _spawn_process_program (self));
+      return TRUE;
+    }
   return FALSE;
 }
 
@@ -158,7 +168,8 @@ wait_poll_once (SpawnProcess *self, Wait *w, GError **error)
       /* EINVAL (RLIMIT_NOFILE below our fd count) or ENOMEM: the wait
        * failed, the process did not; it is still ours to wait for. */
       g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_READ_ERROR,
-                   "Cannot poll the descriptors of process %d: %s",
+                   "Cannot poll the descriptors of “%s” (PID %d): %s",
+                   _spawn_process_program (self),
                    (int) spawn_child_get_pid (self->child), g_strerror (errsv));
       return FALSE;
     }
@@ -217,7 +228,7 @@ spawn_process_wait_for_started (SpawnProcess *self, int timeout_ms G_GNUC_UNUSED
 
   if (self->state == SPAWN_PROCESS_RUNNING)
     return TRUE;
-  return _spawn_process_fail_not_running (error);
+  return _spawn_process_fail_not_running (self, error);
 }
 
 /**
@@ -330,7 +341,7 @@ spawn_process_wait_for_finished (SpawnProcess *self, int timeout_ms,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (self->state != SPAWN_PROCESS_RUNNING)
-    return _spawn_process_fail_not_running (error);
+    return _spawn_process_fail_not_running (self, error);
   return _spawn_process_wait_for (self, WAIT_FINISHED, timeout_ms, cancellable, error);
 }
 

@@ -53,6 +53,53 @@ _spawn_process_waiter_fill (SpawnProcess *self, SpawnProcessWaiter *w)
     w->err = spawn_process_read_all (self, SPAWN_PROCESS_STDERR);
 }
 
+SpawnProcessSync *
+_spawn_process_sync_ref (SpawnProcessSync *s)
+{
+  g_atomic_ref_count_inc (&s->ref);
+  return s;
+}
+
+void
+_spawn_process_sync_unref (SpawnProcessSync *s)
+{
+  if (!g_atomic_ref_count_dec (&s->ref))
+    return;
+  _spawn_process_waiter_clear (&s->w);
+  g_clear_pointer (&s->stdin_buf, g_bytes_unref);
+  g_clear_pointer (&s->begin_source, g_source_unref);
+  g_clear_error (&s->error);
+  g_clear_object (&s->process);
+  g_mutex_clear (&s->lock);
+  g_cond_clear (&s->cond);
+  g_free (s);
+}
+
+void
+_spawn_process_sync_hand_back (SpawnProcessSync *s)
+{
+  g_mutex_lock (&s->lock);
+  if (s->state != SYNC_ABANDONED)
+    s->state = SYNC_DONE;
+  g_cond_broadcast (&s->cond);
+  g_mutex_unlock (&s->lock);
+}
+
+/* Whether the caller of @w's blocking call from another thread has gone:
+ * then @w takes nothing (the output stays buffered for the next call). */
+static gboolean
+waiters_abandoned (SpawnProcessWaiter *w)
+{
+  gboolean abandoned;
+
+  if (w->sync == NULL)
+    return FALSE;
+  g_mutex_lock (&w->sync->lock);
+  abandoned = w->sync->state == SYNC_ABANDONED;
+  g_mutex_unlock (&w->sync->lock);
+  return abandoned;
+}
+
 void
 _spawn_process_waiters_ended (SpawnProcess *self, guint run)
 {
@@ -62,7 +109,7 @@ _spawn_process_waiters_ended (SpawnProcess *self, guint run)
     {
       SpawnProcessWaiter *w = l->data;
 
-      if (w->run == run && !w->ended)
+      if (w->run == run && !w->ended && !waiters_abandoned (w))
         _spawn_process_waiter_fill (self, w);
     }
 }
@@ -71,16 +118,19 @@ void
 _spawn_process_waiter_return (SpawnProcessWaiter *w)
 {
   GTask *task = w->task;
+  SpawnProcess *self = g_task_get_source_object (task);
   GError *error = NULL;
 
   if (w->cancel_source != NULL)
     g_source_destroy (w->cancel_source);
   if (w->write_failed)
     g_task_return_new_error (task, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR,
-                             "Writing the input to the process failed");
+                             "“%s” did not read all its input",
+                             _spawn_process_program (self));
   else if (w->check && !w->have_exit)
     g_task_return_new_error (task, SPAWN_ERROR, SPAWN_ERROR_STATUS_LOST,
-                             "The status of the process was lost");
+                             "The exit status of “%s” was lost: reaped by someone else",
+                             _spawn_process_program (self));
   else if (w->check &&
            !g_spawn_check_wait_status (spawn_exit_info_to_wait_status (&w->info), &error))
     g_task_return_error (task, error);
@@ -102,6 +152,14 @@ _spawn_process_waiters_complete (SpawnProcess *self, guint run)
       SpawnProcessWaiter *w = l->data;
 
       next = l->next;
+      if (w->run == run && w->sync != NULL)
+        {
+          /* A blocking call from another thread: wake it. */
+          self->waiters = g_list_delete_link (self->waiters, l);
+          _spawn_process_sync_hand_back (w->sync);
+          _spawn_process_sync_unref (w->sync);
+          continue;
+        }
       if (w->run != run || !w->ended || w->task == NULL)
         continue;
       self->waiters = g_list_delete_link (self->waiters, l);
@@ -125,12 +183,20 @@ _spawn_process_waiters_dispose (SpawnProcess *self)
       SpawnProcessWaiter *w = self->waiters->data;
 
       self->waiters = g_list_delete_link (self->waiters, self->waiters);
+      if (w->sync != NULL)
+        {
+          /* Not filled: its caller gets NOT_RUNNING. */
+          _spawn_process_sync_hand_back (w->sync);
+          _spawn_process_sync_unref (w->sync);
+          continue;
+        }
       if (w->task == NULL)
         continue;    /* a blocking communicate(): its wait ends on its own */
       if (w->cancel_source != NULL)
         g_source_destroy (w->cancel_source);
       g_task_return_new_error (w->task, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING,
-                               "The process object was disposed");
+                               "The object of “%s” was disposed",
+                               _spawn_process_program (self));
       g_object_unref (w->task);
     }
 }
@@ -191,7 +257,7 @@ _spawn_process_waiter_add (SpawnProcess *self, GTask *task)
   w->run = _spawn_process_waiter_run (self, &ended);
   if (w->run == 0 && !ended)
     {
-      g_task_return_error (task, _spawn_process_not_running_error ());
+      g_task_return_error (task, _spawn_process_not_running_error (self));
       return;
     }
   if (w->run == 0)

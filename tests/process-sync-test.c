@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
+/* process-sync-test.c - GSubprocess's blocking calls from any thread, and
+ * what SpawnProcess says when it is used in the wrong state
+ *
+ * spawn_process_wait() and wait_check() on a process that has ended,
+ * was never started, or is waited for with a cancellable cancelled
+ * before; a worker thread that waits while the thread that owns the
+ * process's context holds it without running it, and then lets it go
+ * (the worker takes the wait over); start() while running; the setters
+ * while running (the next start's); and the messages of the errors,
+ * which name the program and say what happened.  Side by side with
+ * GSubprocess: tests/port-test.c.
+ */
+#include "process-testutil.h"
+#include "testutil.h"
+
+#include <signal.h>
+#include <string.h>
+
+static void
+assert_message_has (const GError *error, const char *part)
+{
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, part));
+}
+
+static void
+test_wait_ended (gconstpointer data)
+{
+  g_autoptr (GCancellable) cancelled = g_cancellable_new ();
+  g_autofree char *out = NULL;
+  SpawnProcess *proc;
+  GError *error = NULL;
+
+  g_test_summary ("wait() and wait_check() on a process that has ended (after "
+                  "communicate) return at once, as GSubprocess's: TRUE, and "
+                  "G_SPAWN_EXIT_ERROR with the status; wait_for_finished() keeps "
+                  "QProcess's NOT_RUNNING; a never started process is NOT_RUNNING "
+                  "naming the program; a cancellable cancelled before fails the wait");
+  if (!testutil_use_backend (data))
+    return;
+  proc = testutil_sh_process ("echo hi; exit 4");
+  g_assert_false (spawn_process_wait (proc, NULL, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  assert_message_has (error, "“sh” is not running");
+  g_clear_error (&error);
+
+  testutil_start_ok (proc);
+  g_assert_true (spawn_process_communicate_utf8 (proc, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (out, ==, "hi\n");
+  g_assert_true (spawn_process_wait (proc, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (spawn_process_wait_check (proc, NULL, &error));
+  g_assert_error (error, G_SPAWN_EXIT_ERROR, 4);
+  g_clear_error (&error);
+  g_assert_false (spawn_process_wait_for_finished (proc, -1, NULL, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  assert_message_has (error, "“sh”");
+  g_clear_error (&error);
+  g_cancellable_cancel (cancelled);
+  g_assert_false (spawn_process_wait (proc, cancelled, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+  g_object_unref (proc);
+
+  /* The blocking wait itself, from the owning thread, and a signal. */
+  proc = testutil_helper_process ("sleep", "100000", NULL);
+  testutil_start_ok (proc);
+  g_assert_true (spawn_process_kill (proc, &error));
+  g_assert_true (spawn_process_wait (proc, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (spawn_process_wait_check (proc, NULL, &error));
+  g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED);
+  g_clear_error (&error);
+  g_assert_true (spawn_process_get_if_signaled (proc));
+  g_assert_cmpint (spawn_process_get_term_sig (proc), ==, SIGKILL);
+  g_object_unref (proc);
+  testutil_assert_no_children ();
+}
+
+/* A worker's wait on a process whose context the main thread holds. */
+typedef struct {
+  SpawnProcess *proc;
+  gboolean ok;
+  GError *error;
+  GThread *finished_in;
+} Takeover;
+
+static void
+takeover_finished (SpawnProcess *proc G_GNUC_UNUSED, int code G_GNUC_UNUSED,
+                   int status G_GNUC_UNUSED, gpointer info G_GNUC_UNUSED, gpointer data)
+{
+  Takeover *t = data;
+
+  t->finished_in = g_thread_self ();
+}
+
+static gpointer
+takeover_thread (gpointer data)
+{
+  Takeover *t = data;
+
+  t->ok = spawn_process_wait_check (t->proc, NULL, &t->error);
+  return NULL;
+}
+
+static void
+test_wait_takeover (gconstpointer data)
+{
+  Takeover t = { NULL, FALSE, NULL, NULL };
+  GMainContext *context = g_main_context_default ();
+  GThread *thread;
+  gint64 deadline;
+
+  g_test_summary ("a worker waits while the main thread owns the process's context "
+                  "(its wait is queued there); the main thread then lets the context "
+                  "go without running it: the worker takes the wait over, sees the "
+                  "end and returns TRUE; \"finished\" is emitted in the worker");
+  if (!testutil_use_backend (data))
+    return;
+  t.proc = testutil_helper_process ("cat", NULL);
+  g_signal_connect (t.proc, "finished", G_CALLBACK (takeover_finished), &t);
+  testutil_start_ok (t.proc);
+  g_assert_true (g_main_context_acquire (context));
+  thread = g_thread_new ("waiter", takeover_thread, &t);
+  /* The worker's request is an idle source in our context: ready once
+   * it has been queued (cat writes nothing, its own source is idle). */
+  deadline = g_get_monotonic_time () + WAIT_MS * G_TIME_SPAN_MILLISECOND;
+  while (!g_main_context_pending (context))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_usleep (1000);
+    }
+  spawn_process_close_write_channel (t.proc);
+  g_main_context_release (context);
+  g_thread_join (thread);
+  g_assert_no_error (t.error);
+  g_assert_true (t.ok);
+  g_assert_true (t.finished_in == thread);
+  g_assert_true (spawn_process_get_successful (t.proc));
+  /* The queued request was taken back: nothing left to dispatch for it. */
+  while (g_main_context_iteration (context, FALSE))
+    ;
+  g_object_unref (t.proc);
+  testutil_assert_no_children ();
+}
+
+static void
+test_start_running (gconstpointer data)
+{
+  SpawnProcess *proc;
+  GError *error = NULL;
+  Events ev;
+
+  g_test_summary ("start() while running fails with SPAWN_PROCESS_ERROR_RUNNING "
+                  "naming the program and its PID, emits nothing and leaves the "
+                  "run alone");
+  if (!testutil_use_backend (data))
+    return;
+  proc = testutil_helper_process ("sleep", "100000", NULL);
+  events_watch (&ev, proc);
+  testutil_start_ok (proc);
+  g_assert_false (spawn_process_start (proc, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_RUNNING);
+  assert_message_has (error, testutil_helper);
+  {
+    g_autofree char *pid = g_strdup_printf ("PID %d", (int) spawn_process_get_pid (proc));
+
+    assert_message_has (error, pid);
+  }
+  g_clear_error (&error);
+  g_assert_cmpstr (ev.log->str, ==, "started");
+  g_assert_cmpint (spawn_process_get_state (proc), ==, SPAWN_PROCESS_RUNNING);
+  g_assert_true (spawn_process_kill (proc, &error));
+  wait_finished_ok (proc, WAIT_MS);
+  assert_crashed (proc, &ev, SIGKILL);
+  g_object_unref (proc);
+  events_clear (&ev);
+  testutil_assert_no_children ();
+}
+
+static void
+test_setters_running (gconstpointer data)
+{
+  g_autofree char *out = NULL;
+  SpawnProcess *proc;
+  GError *error = NULL;
+
+  g_test_summary ("the setters while running apply to the next start: a running "
+                  "`cat` keeps its stdout pipe (communicate still reads it) and "
+                  "its kill timeout; the next start runs the new argv with the "
+                  "new modes");
+  if (!testutil_use_backend (data))
+    return;
+  proc = testutil_sh_process ("cat");
+  testutil_start_ok (proc);
+  spawn_process_set_argv (proc, (const char *[]) { "sh", "-c", "echo second", NULL });
+  spawn_process_set_working_directory (proc, "/");
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_DISCARD);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_MERGE);
+  spawn_process_set_kill_timeout (proc, 1);
+  g_assert_cmpint (spawn_process_get_channel_mode (proc, SPAWN_PROCESS_STDIN), ==,
+                   SPAWN_CHANNEL_DISCARD);
+  /* The running cat still has its stdin and stdout pipes, and no kill
+   * timeout. */
+  g_assert_true (spawn_process_communicate_utf8 (proc, "first\n", NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (out, ==, "first\n");
+  g_assert_true (spawn_process_get_successful (proc));
+  g_clear_pointer (&out, g_free);
+  spawn_process_set_kill_timeout (proc, 0);
+  testutil_start_ok (proc);
+  g_assert_true (spawn_process_communicate_utf8 (proc, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (out, ==, "second\n");
+  g_object_unref (proc);
+  testutil_assert_no_children ();
+}
+
+static void
+on_error_message (SpawnProcess *proc G_GNUC_UNUSED, const GError *error, gpointer data)
+{
+  g_ptr_array_add (data, g_strdup (error->message));
+}
+
+static void
+test_messages (gconstpointer data)
+{
+  g_autoptr (GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *pid = NULL;
+  SpawnProcess *proc;
+  const GError *last;
+  GError *error = NULL;
+  int fds[2];
+
+  g_test_summary ("every error names the program and says what happened: a "
+                  "signal by number and name, the kill timeout with the PID, a "
+                  "redirection file by channel, program and path, a closed "
+                  "channel fd by channel name, a write to an ended process");
+  if (!testutil_use_backend (data))
+    return;
+
+  proc = testutil_sh_process ("kill -9 $$");
+  testutil_start_ok (proc);
+  g_assert_true (spawn_process_wait (proc, NULL, &error));
+  last = spawn_process_get_error (proc);
+  g_assert_error (last, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_CRASHED);
+  g_assert_cmpstr (last->message, ==, "“sh” was killed by signal 9 (SIGKILL)");
+  g_assert_false (spawn_process_write (proc, "x", 1, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  g_assert_cmpstr (error->message, ==, "“sh” is not running");
+  g_clear_error (&error);
+  g_assert_false (spawn_process_kill (proc, &error));
+  g_assert_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_NOT_RUNNING);
+  g_assert_cmpstr (error->message, ==, "“sh” is not running");
+  g_clear_error (&error);
+  g_object_unref (proc);
+
+  proc = testutil_helper_process ("sleep", "100000", NULL);
+  spawn_process_set_kill_timeout (proc, 50);
+  g_signal_connect (proc, "error-occurred", G_CALLBACK (on_error_message), messages);
+  testutil_start_ok (proc);
+  pid = g_strdup_printf ("“%s” (PID %d) still ran after its kill timeout of 50 ms "
+                         "and was killed", testutil_helper,
+                         (int) spawn_process_get_pid (proc));
+  g_assert_true (spawn_process_wait (proc, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (messages->len, ==, 2);
+  g_assert_cmpstr (messages->pdata[0], ==, pid);
+  g_assert_true (g_str_has_suffix (messages->pdata[1], "” was killed by signal 9 (SIGKILL)"));
+  g_object_unref (proc);
+
+  proc = testutil_sh_process ("true");
+  spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, "/nonexistent/dir/out", FALSE);
+  g_assert_false (spawn_process_start (proc, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_NOENT);
+  g_assert_cmpstr (error->message, ==,
+                   "stdout of “sh”: cannot open “/nonexistent/dir/out”: "
+                   "No such file or directory");
+  g_clear_error (&error);
+  g_object_unref (proc);
+
+  g_assert_no_errno (pipe (fds));
+  close (fds[1]);
+  proc = testutil_sh_process ("true");
+  spawn_process_set_channel_fd (proc, SPAWN_PROCESS_STDERR, fds[0]);
+  close (fds[0]);
+  g_assert_false (spawn_process_start (proc, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL);
+  assert_message_has (error, "for its stderr is not open");
+  assert_message_has (error, "“sh”");
+  g_clear_error (&error);
+  g_object_unref (proc);
+  testutil_assert_no_children ();
+}
+
+int
+main (int argc, char **argv)
+{
+  static const TestutilCase cases[] = {
+    { "wait-ended", test_wait_ended },
+    { "wait-takeover", test_wait_takeover },
+    { "start-running", test_start_running },
+    { "setters-running", test_setters_running },
+    { "messages", test_messages },
+  };
+
+  testutil_init (&argc, &argv);
+  testutil_add_backend_cases ("/spawn/sync", cases, G_N_ELEMENTS (cases));
+  return g_test_run ();
+}
