@@ -232,6 +232,7 @@ test_group_signal (gconstpointer data)
   /* The leader has ended: no more group signals (its PID may be reused). */
   g_assert_false (spawn_child_send_signal_to_group (tree->child, SIGKILL, &error));
   g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_SRCH);
+  g_assert_nonnull (strstr (error->message, "job-helper"));
   g_clear_error (&error);
   job_tree_free (tree);
 }
@@ -250,6 +251,7 @@ test_group_not_leader (gconstpointer data)
   g_assert_false (spawn_child_send_signal_to_group (tree->child, SIGTERM, &error));
   g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL);
   g_assert_nonnull (strstr (error->message, "no process group"));
+  g_assert_nonnull (strstr (error->message, "job-helper"));
   g_clear_error (&error);
   /* Had it signalled our group, we would not be here (SIGTERM). */
   g_assert_false (job_test_pidfd_gone (g_array_index (tree->pidfds, int, 0), 0));

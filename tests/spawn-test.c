@@ -164,9 +164,11 @@ test_signal (gconstpointer data)
   g_assert_true (WIFSIGNALED (spawn_exit_info_to_wait_status (&r.info)));
   g_assert_cmpint (WTERMSIG (spawn_exit_info_to_wait_status (&r.info)), ==, SIGKILL);
 
-  /* Once it has ended, no signal goes anywhere. */
+  /* Once it has ended, no signal goes anywhere, and the error names the
+   * program and its PID. */
   g_assert_false (spawn_child_send_signal (child, SIGKILL, &error));
   g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_SRCH);
+  g_assert_nonnull (strstr (error->message, "spawn-helper"));
   g_clear_error (&error);
 
   g_autoptr (SpawnChild) three = start_helper ("exit", "3");

@@ -29,6 +29,7 @@ struct _SpawnChild {
   int collect_error;         /* -errno when the status could not be had */
   gboolean kill_on_close;    /* SIGKILL on the last unref while it runs */
   gboolean group_leader;     /* its PID is its process group's ID */
+  char *program;             /* argv[0], for messages */
   gpointer backend_data;
 };
 

@@ -77,7 +77,8 @@ spawn_child_wait (SpawnChild *child, SpawnExitInfo *info, GCancellable *cancella
     return !g_cancellable_set_error_if_cancelled (cancellable, error);
   if (err < 0)
     {
-      g_propagate_error (error, _spawn_error_new (-err, "Process %d", (int) child->pid));
+      g_propagate_error (error, _spawn_error_new (-err, "The exit status of “%s” (PID %d)",
+                                                  child->program, (int) child->pid));
       return FALSE;
     }
   return TRUE;

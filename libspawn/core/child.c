@@ -82,7 +82,8 @@ child_watch_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
       return G_SOURCE_CONTINUE;
     }
   if (err < 0)
-    error = _spawn_error_new (-err, "Process %d", (int) w->child->pid);
+    error = _spawn_error_new (-err, "The exit status of “%s” (PID %d)",
+                              w->child->program, (int) w->child->pid);
   if (func != NULL)
     func (w->child, err == 0 ? &w->child->info : NULL, error, user_data);
   g_clear_error (&error);
@@ -275,12 +276,13 @@ _spawn_child_keep_alive (SpawnChild *child)
 G_DEFINE_BOXED_TYPE (SpawnChild, spawn_child, spawn_child_ref, spawn_child_unref)
 
 SpawnChild *
-_spawn_child_new (const SpawnBackendOps *ops, gboolean kill_on_close)
+_spawn_child_new (const SpawnBackendOps *ops, const char *program, gboolean kill_on_close)
 {
   SpawnChild *child = g_new0 (SpawnChild, 1);
 
   child->ref_count = 1;
   child->ops = ops;
+  child->program = g_strdup (program);
   child->fd = -1;
   child->kill_on_close = kill_on_close;
   g_mutex_init (&child->lock);
@@ -341,6 +343,7 @@ spawn_child_unref (SpawnChild *child)
   if (child->pid > 0)
     child->ops->finalize (child);
   g_mutex_clear (&child->lock);
+  g_free (child->program);
   g_free (child);
 }
 
@@ -440,8 +443,8 @@ spawn_child_send_signal (SpawnChild *child, int signum, GError **error)
   g_mutex_unlock (&child->lock);
   if (err < 0)
     {
-      g_propagate_error (error, _spawn_error_new (-err, "Cannot signal process %d",
-                                                  (int) child->pid));
+      g_propagate_error (error, _spawn_error_new (-err, "Cannot signal “%s” (PID %d)",
+                                                  child->program, (int) child->pid));
       return FALSE;
     }
   return TRUE;
@@ -480,8 +483,8 @@ spawn_child_send_signal_to_group (SpawnChild *child, int signum, GError **error)
   if (!child->group_leader)
     {
       g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
-                   "Process %d has no process group of its own (start it with "
-                   "SPAWN_CHILD_NEW_PROCESS_GROUP)", (int) child->pid);
+                   "“%s” (PID %d) has no process group of its own (start it with "
+                   "SPAWN_CHILD_NEW_PROCESS_GROUP)", child->program, (int) child->pid);
       return FALSE;
     }
   g_mutex_lock (&child->lock);
@@ -499,8 +502,8 @@ spawn_child_send_signal_to_group (SpawnChild *child, int signum, GError **error)
   g_mutex_unlock (&child->lock);
   if (err < 0)
     {
-      g_propagate_error (error, _spawn_error_new (-err, "Cannot signal process group %d",
-                                                  (int) child->pid));
+      g_propagate_error (error, _spawn_error_new (-err, "Cannot signal the process group of “%s” (%d)",
+                                                  child->program, (int) child->pid));
       return FALSE;
     }
   return TRUE;

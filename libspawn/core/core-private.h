@@ -33,7 +33,8 @@ GError *_spawn_error_new_exec (SpawnExecStep step, int errnum,
 
 /* child.c */
 /* A new handle, one reference, not started: start() fills it. */
-SpawnChild *_spawn_child_new (const SpawnBackendOps *ops, gboolean kill_on_close);
+SpawnChild *_spawn_child_new (const SpawnBackendOps *ops, const char *program,
+                              gboolean kill_on_close);
 
 /* pdeathsig-thread.c */
 /* ops->start (child, plan, stack, stack_size) run by the one thread of

@@ -514,7 +514,8 @@ spawn_start (SpawnJob            *job,
   if (err == 0)
     {
       spawn_stdio_plan (&plan, pipes, fds, flags);
-      child = _spawn_child_new (ops, (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) != 0);
+      child = _spawn_child_new (ops, argv[0],
+                                (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) != 0);
       child->group_leader = plan.new_process_group || plan.new_session;
       err = spawn_start_masked (child, &plan, stack, child->kill_on_close && by_kernel != 0,
                                 error);
