@@ -641,6 +641,7 @@ test_job_process (gconstpointer data)
     close (g_array_index (tree.pidfds, int, j));
   g_array_unref (tree.pidfds);
   g_array_unref (tree.pids);
+  g_free (tree.first_line);
 }
 
 static void
