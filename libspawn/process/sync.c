@@ -16,14 +16,17 @@
  * private context for a child watch that GLib's worker thread runs;
  * ours is run by the application's loop, which must therefore keep
  * running until the call returns, as for the async calls.  If that loop
- * stops, the caller notices within SYNC_RETRY_MS and takes the wait over
- * itself (GLib says nothing when a context is released).
+ * stops, the caller notices within SYNC_FREE_CHECKS * SYNC_RETRY_MS and
+ * takes the wait over itself (GLib says nothing when a context is
+ * released).
  */
 #include "process-private.h"
 
 /* How often a caller from another thread looks whether the context has
  * been left (nobody runs it any more), to take the wait over. */
 #define SYNC_RETRY_MS 100
+/* How many times in a row it must find the context free first. */
+#define SYNC_FREE_CHECKS 3
 
 /* The context @self is watched from, or NULL when it is not running. */
 static GMainContext *
@@ -190,15 +193,32 @@ sync_direct (SpawnProcess *self, SpawnProcessSync *s, GCancellable *cancellable,
 static gboolean
 sync_sleep (SpawnProcessSync *s, GMainContext *context, GCancellable *cancellable)
 {
+  int free_checks = 0;
+
   while (s->state != SYNC_DONE && !g_cancellable_is_cancelled (cancellable))
     {
       gint64 until = g_get_monotonic_time () + SYNC_RETRY_MS * G_TIME_SPAN_MILLISECOND;
 
       if (g_cond_wait_until (&s->cond, &s->lock, until) || s->state == SYNC_DONE)
         continue;
-      /* Nobody runs the context any more: the wait is ours. */
-      if (g_main_context_acquire (context))
+      /* Nobody runs the context any more: the wait is ours.  A loop that
+       * does run it lets it go between two iterations, so one successful
+       * acquire proves nothing: taken then, the wait would hold the
+       * context until the process ends, and the owner's sources (the
+       * timeout that cancels this very wait, in port-test's thread case
+       * in a loaded guest) would not run until then.  So the context must
+       * be found free SYNC_FREE_CHECKS times in a row, SYNC_RETRY_MS
+       * apart, and is given back at once until then.
+       * ### RACE: an owner preempted between iterations at each of those
+       * checks still loses its context to the wait.  What would fix it: a
+       * takeover that polls for a while and gives the context back,
+       * instead of waiting for the end while holding it. */
+      if (!g_main_context_acquire (context))
+        free_checks = 0;
+      else if (++free_checks >= SYNC_FREE_CHECKS)
         return TRUE;
+      else
+        g_main_context_release (context);
     }
   return FALSE;
 }
