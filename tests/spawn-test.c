@@ -1409,16 +1409,11 @@ pid_reuse_scenario (gboolean handler_sees_it)
 }
 
 /* In a new mount namespace, a /proc of the current pid namespace that
- * propagates nowhere.  "/" is made private when it is a mount point; in a
- * chroot it usually is not (EINVAL), and /proc itself, where the new proc
- * goes on top, is enough.  0 or -1 (errno set). */
+ * propagates nowhere.  0 or -1 (errno set). */
 static int
 mount_private_proc (void)
 {
-  if (unshare (CLONE_NEWNS) < 0)
-    return -1;
-  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 &&
-      mount (NULL, "/proc", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+  if (testutil_unshare_private_mounts () < 0)
     return -1;
   return mount ("proc", "/proc", "proc", 0, NULL);
 }

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 
 #include "testutil.h"
@@ -206,4 +208,43 @@ testutil_start_ok (SpawnProcess *proc)
 
   g_assert_true (spawn_process_start (proc, &error));
   g_assert_no_error (error);
+}
+
+/* Enter a mount namespace of our own and make its mounts private, so that
+ * what the caller mounts or unmounts there reaches no other namespace.
+ * "/" made private recursively is enough where it is a mount point; in a
+ * chroot it usually is not (EINVAL), and then every mount the chroot can
+ * see is made private one by one (/proc/self/mountinfo lists only those,
+ * its paths with octal escapes).  0, or -1 with errno set. */
+int
+testutil_unshare_private_mounts (void)
+{
+  g_autofree char *contents = NULL;
+  g_auto (GStrv) lines = NULL;
+  guint i;
+
+  if (unshare (CLONE_NEWNS) < 0)
+    return -1;
+  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0)
+    return 0;
+  if (errno != EINVAL)
+    return -1;
+  if (!g_file_get_contents ("/proc/self/mountinfo", &contents, NULL, NULL))
+    {
+      errno = ENOENT;
+      return -1;
+    }
+  lines = g_strsplit (contents, "\n", -1);
+  for (i = 0; lines[i] != NULL; i++)
+    {
+      g_auto (GStrv) field = g_strsplit (lines[i], " ", 6);
+      g_autofree char *where = NULL;
+
+      if (g_strv_length (field) < 5)
+        continue;
+      where = g_strcompress (field[4]);
+      if (mount (NULL, where, NULL, MS_PRIVATE, NULL) < 0)
+        return -1;
+    }
+  return 0;
 }

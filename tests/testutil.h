@@ -37,5 +37,7 @@ void testutil_start_ok (SpawnProcess *proc);
 void testutil_run_in_threads (guint n_threads, int (*body) (guint index));
 int testutil_count_fds (void);
 void testutil_assert_no_children (void);
+/* A mount namespace of our own whose mounts propagate nowhere. */
+int testutil_unshare_private_mounts (void);
 
 G_END_DECLS
