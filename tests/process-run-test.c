@@ -25,8 +25,11 @@
 
 #include "process-testutil.h"
 
-/* Poll until we hold @want descriptors again: a background reaper may
- * close a process's last one just after the process has gone. */
+/* Poll until we hold no more than the @want descriptors counted before
+ * the last round: a background reaper may close a process's last one just
+ * after the process has gone from /proc.  Fewer is not a leak: the count
+ * before may itself have caught the previous round's descriptor in that
+ * window (seen once in the noclonefd guest: 6 after, 7 before). */
 static void
 assert_fds_back_to (int want)
 {
@@ -35,8 +38,13 @@ assert_fds_back_to (int want)
   for (i = 0; i < 1000; i++)
     {
       n = testutil_count_fds ();
-      if (n == want)
-        return;
+      if (n <= want)
+        {
+          if (n < want)
+            g_test_message ("%d descriptors, %d before: the count before held "
+                            "one the reaper had not closed yet", n, want);
+          return;
+        }
       g_usleep (10 * 1000);
     }
   g_error ("we hold %d descriptors after 10 s, %d before", n, want);
