@@ -148,6 +148,78 @@ test_wait_takeover (gconstpointer data)
   testutil_assert_no_children ();
 }
 
+/* A wait from a worker while the main thread runs the context by
+ * polling: one iteration without blocking, then a sleep. */
+typedef struct {
+  SpawnProcess *proc;
+  GCancellable *cancellable;
+  gboolean ok;
+  GError *error;
+  int done;
+} PollingWait;
+
+static gpointer
+polling_wait_thread (gpointer data)
+{
+  PollingWait *pw = data;
+
+  pw->ok = spawn_process_wait (pw->proc, pw->cancellable, &pw->error);
+  g_atomic_int_set (&pw->done, 1);
+  return NULL;
+}
+
+static gboolean
+polling_cancel_cb (gpointer data)
+{
+  g_cancellable_cancel (data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_wait_polling_loop (gconstpointer data)
+{
+  PollingWait pw = { NULL, NULL, FALSE, NULL, 0 };
+  GError *error = NULL;
+  GThread *thread;
+  gint64 deadline;
+
+  g_test_summary ("a worker waits for a long sleep while the main thread runs "
+                  "the context by polling (a non-blocking iteration, then 20 ms "
+                  "of sleep: the context is free most of the time); that loop's "
+                  "timeout cancels the wait 300 ms in: the wait says CANCELLED "
+                  "and the process still runs.  A worker that took a context it "
+                  "found free until the end kept the timeout from running");
+  if (!testutil_use_backend (data))
+    return;
+  pw.proc = testutil_helper_process ("sleep", "100000", NULL);
+  testutil_start_ok (pw.proc);
+  pw.cancellable = g_cancellable_new ();
+  g_timeout_add (300, polling_cancel_cb, pw.cancellable);
+  thread = g_thread_new ("waiter", polling_wait_thread, &pw);
+  deadline = g_get_monotonic_time () + WAIT_MS * G_TIME_SPAN_MILLISECOND;
+  while (!g_atomic_int_get (&pw.done))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (20 * 1000);
+    }
+  g_thread_join (thread);
+  g_assert_error (pw.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_false (pw.ok);
+  g_clear_error (&pw.error);
+  g_assert_cmpint (spawn_process_get_state (pw.proc), ==, SPAWN_PROCESS_RUNNING);
+  g_assert_true (spawn_process_kill (pw.proc, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_process_wait (pw.proc, NULL, &error));
+  g_assert_no_error (error);
+  /* Nothing of the cancelled wait is left to dispatch. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_object_unref (pw.cancellable);
+  g_object_unref (pw.proc);
+  testutil_assert_no_children ();
+}
+
 static void
 test_start_running (gconstpointer data)
 {
@@ -307,6 +379,7 @@ main (int argc, char **argv)
   static const TestutilCase cases[] = {
     { "wait-ended", test_wait_ended },
     { "wait-takeover", test_wait_takeover },
+    { "wait-polling-loop", test_wait_polling_loop },
     { "start-running", test_start_running },
     { "setters-running", test_setters_running },
     { "messages", test_messages },

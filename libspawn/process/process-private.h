@@ -326,14 +326,15 @@ void _spawn_process_waiters_dispose (SpawnProcess *self);
 
 /* sync.c */
 
-/* Whether this thread may work on @self directly (it owns, or could
- * acquire, the context @self is watched from): then *@context is what to
- * release with _spawn_process_sync_release(). */
+/* Whether this thread may work on @self directly (it owns the context
+ * @self is watched from, or @self is not running): then *@context is what
+ * to release with _spawn_process_sync_release(). */
 gboolean _spawn_process_sync_acquire (SpawnProcess *self, GMainContext **context);
 void _spawn_process_sync_release (GMainContext *context);
-/* Runs @s from a thread that cannot own the context @self is watched
- * from: @s->begin runs there, and this waits (cancellably) until the end
- * of the run has filled @s->w.  FALSE with @error if begin failed or the
+/* Runs @s from a thread that does not own the context @self is watched
+ * from: @s->begin runs there (or here, a slice at a time, while nobody
+ * runs it), and this waits (cancellably) until the end of the run has
+ * filled @s->w.  FALSE with @error if begin failed or the
  * wait was cancelled. */
 gboolean _spawn_process_sync_call (SpawnProcess *self, SpawnProcessSync *s,
                                    GCancellable *cancellable, GError **error);

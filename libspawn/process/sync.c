@@ -15,10 +15,20 @@
  * the caller through a GCond (waiters.c).  GSubprocess instead waits on a
  * private context for a child watch that GLib's worker thread runs;
  * ours is run by the application's loop, which must therefore keep
- * running until the call returns, as for the async calls.  If that loop
- * stops, the caller notices within SYNC_FREE_CHECKS * SYNC_RETRY_MS and
- * takes the wait over itself (GLib says nothing when a context is
- * released).
+ * running until the call returns, as for the async calls.
+ *
+ * A context found free is not proof that nobody runs it: a loop lets it
+ * go for an instant between two iterations, and a polling loop (one
+ * non-blocking iteration, then a sleep) leaves it free most of the time.
+ * So a thread that finds it free, and was not its owner already, waits
+ * as the owner only a slice at a time (SYNC_SLICE_MS), then gives it back
+ * for SYNC_GAP_MS, long enough for a loop blocked on it to take it: the
+ * loop's own sources (a timeout that cancels this very wait) are delayed
+ * by at most a slice, never until the process ends.  With nobody running
+ * the context, slices follow each other and the end is seen within
+ * SYNC_GAP_MS.  While a loop does run it, the caller takes a slice only
+ * after finding it free SYNC_FREE_CHECKS times, SYNC_RETRY_MS apart (GLib
+ * says nothing when a context is released).
  */
 #include "process-private.h"
 
@@ -27,6 +37,10 @@
 #define SYNC_RETRY_MS 100
 /* How many times in a row it must find the context free first. */
 #define SYNC_FREE_CHECKS 3
+/* How long a caller that found the context free waits as its owner, and
+ * how long it then leaves it to others before it looks again. */
+#define SYNC_SLICE_MS 100
+#define SYNC_GAP_MS 10
 
 /* The context @self is watched from, or NULL when it is not running. */
 static GMainContext *
@@ -44,7 +58,10 @@ gboolean
 _spawn_process_sync_acquire (SpawnProcess *self, GMainContext **context)
 {
   *context = sync_get_context (self);
-  if (*context == NULL || g_main_context_acquire (*context))
+  /* Its owner already: the thread that runs it (a handler calls us), or
+   * one that acquired it.  Found free is not enough (see the top). */
+  if (*context == NULL ||
+      (g_main_context_is_owner (*context) && g_main_context_acquire (*context)))
     return TRUE;
   g_clear_pointer (context, g_main_context_unref);
   return FALSE;
@@ -157,26 +174,41 @@ sync_result (SpawnProcessSync *s, GCancellable *cancellable, GError **error)
 }
 
 /* Owning the context now: begin if nobody has, then wait as
- * wait_for_finished() does.  A cancelled wait takes @s off the list. */
+ * wait_for_finished() does, until the end or, with @slice_ms >= 0, for
+ * that long at most: then FALSE with *@again set and no error, @s still
+ * waiting on the list.  A cancelled wait takes @s off the list. */
 static gboolean
-sync_direct (SpawnProcess *self, SpawnProcessSync *s, GCancellable *cancellable,
-             GError **error)
+sync_direct (SpawnProcess *self, SpawnProcessSync *s, int slice_ms,
+             GCancellable *cancellable, gboolean *again, GError **error)
 {
+  GError *wait_error = NULL;
   SyncState state;
   gboolean ok = TRUE;
 
+  if (again != NULL)
+    *again = FALSE;
   sync_begin (self, s);
   g_mutex_lock (&s->lock);
   state = s->state;
   g_mutex_unlock (&s->lock);
   if (state == SYNC_WAITING)
     {
-      ok = _spawn_process_wait_for (self, WAIT_FINISHED, -1, cancellable, error);
+      ok = _spawn_process_wait_for (self, WAIT_FINISHED, slice_ms, cancellable, &wait_error);
       g_mutex_lock (&s->lock);
       state = s->state;
+      if (state == SYNC_WAITING && again != NULL &&
+          g_error_matches (wait_error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_TIMED_OUT))
+        {
+          g_mutex_unlock (&s->lock);
+          g_error_free (wait_error);
+          *again = TRUE;
+          return FALSE;
+        }
       if (state == SYNC_WAITING)
         s->state = SYNC_ABANDONED;
       g_mutex_unlock (&s->lock);
+      if (wait_error != NULL)
+        g_propagate_error (error, wait_error);
       if (state == SYNC_WAITING)
         {
           sync_abandon_cb (s);
@@ -187,35 +219,31 @@ sync_direct (SpawnProcess *self, SpawnProcessSync *s, GCancellable *cancellable,
   return ok && sync_result (s, cancellable, error);
 }
 
-/* Sleeps until @s is done or cancelled, or nobody runs @context any more
- * (then TRUE: this thread owns it now).  Called and returns with @s's
+/* Sleeps until @s is done or cancelled, or @context can be taken (then
+ * TRUE: this thread owns it now).  After @first_ms, one look suffices;
+ * once another thread is seen owning it (a loop runs it), the context
+ * must be found free SYNC_FREE_CHECKS times in a row, SYNC_RETRY_MS apart:
+ * each take costs that loop up to a slice.  Called and returns with @s's
  * lock held. */
 static gboolean
-sync_sleep (SpawnProcessSync *s, GMainContext *context, GCancellable *cancellable)
+sync_sleep (SpawnProcessSync *s, GMainContext *context, GCancellable *cancellable,
+            int first_ms)
 {
-  int free_checks = 0;
+  int ms = first_ms, needed = 1, free_checks = 0;
 
   while (s->state != SYNC_DONE && !g_cancellable_is_cancelled (cancellable))
     {
-      gint64 until = g_get_monotonic_time () + SYNC_RETRY_MS * G_TIME_SPAN_MILLISECOND;
+      gint64 until = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
 
       if (g_cond_wait_until (&s->cond, &s->lock, until) || s->state == SYNC_DONE)
         continue;
-      /* Nobody runs the context any more: the wait is ours.  A loop that
-       * does run it lets it go between two iterations, so one successful
-       * acquire proves nothing: taken then, the wait would hold the
-       * context until the process ends, and the owner's sources (the
-       * timeout that cancels this very wait, in port-test's thread case
-       * in a loaded guest) would not run until then.  So the context must
-       * be found free SYNC_FREE_CHECKS times in a row, SYNC_RETRY_MS
-       * apart, and is given back at once until then.
-       * ### RACE: an owner preempted between iterations at each of those
-       * checks still loses its context to the wait.  What would fix it: a
-       * takeover that polls for a while and gives the context back,
-       * instead of waiting for the end while holding it. */
       if (!g_main_context_acquire (context))
-        free_checks = 0;
-      else if (++free_checks >= SYNC_FREE_CHECKS)
+        {
+          ms = SYNC_RETRY_MS;
+          needed = SYNC_FREE_CHECKS;
+          free_checks = 0;
+        }
+      else if (++free_checks >= needed)
         return TRUE;
       else
         g_main_context_release (context);
@@ -246,11 +274,11 @@ _spawn_process_sync_call (SpawnProcess *self, SpawnProcessSync *s, GCancellable 
 {
   g_autoptr (GMainContext) context = sync_get_context (self);
   gulong cancel_id = 0;
-  gboolean owned, ok;
+  gboolean owned, again, ok;
 
   /* Ended since the caller looked: nobody runs it any more. */
   if (context == NULL)
-    return sync_direct (self, s, cancellable, error);
+    return sync_direct (self, s, -1, cancellable, NULL, error);
 
   s->begin_source = g_idle_source_new ();
   g_source_set_priority (s->begin_source, G_PRIORITY_DEFAULT);
@@ -261,25 +289,41 @@ _spawn_process_sync_call (SpawnProcess *self, SpawnProcessSync *s, GCancellable 
   if (cancellable != NULL)
     cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (sync_cancelled), s, NULL);
 
-  g_mutex_lock (&s->lock);
-  owned = sync_sleep (s, context, cancellable);
-  if (!owned && s->state != SYNC_DONE)
+  /* Free now: nobody runs it, or a loop is between two iterations. */
+  owned = g_main_context_acquire (context);
+  for (;;)
     {
-      sync_abandon (s, context);
+      if (owned)
+        {
+          /* A slice as the owner; begins there if nobody has (the begin
+           * source then has nothing left to do). */
+          g_source_destroy (s->begin_source);
+          ok = sync_direct (self, s, SYNC_SLICE_MS, cancellable, &again, error);
+          g_main_context_release (context);
+          if (!again)
+            {
+              g_cancellable_disconnect (cancellable, cancel_id);
+              return ok;
+            }
+        }
+      g_mutex_lock (&s->lock);
+      owned = sync_sleep (s, context, cancellable, owned ? SYNC_GAP_MS : SYNC_RETRY_MS);
+      if (owned)
+        {
+          g_mutex_unlock (&s->lock);
+          continue;
+        }
+      if (s->state != SYNC_DONE)
+        {
+          sync_abandon (s, context);
+          g_cancellable_disconnect (cancellable, cancel_id);
+          g_cancellable_set_error_if_cancelled (cancellable, error);
+          return FALSE;
+        }
+      g_mutex_unlock (&s->lock);
       g_cancellable_disconnect (cancellable, cancel_id);
-      g_cancellable_set_error_if_cancelled (cancellable, error);
-      return FALSE;
+      return sync_result (s, cancellable, error);
     }
-  g_mutex_unlock (&s->lock);
-  g_cancellable_disconnect (cancellable, cancel_id);
-  if (!owned)
-    return sync_result (s, cancellable, error);
-  /* Not dispatching now, as we own it: the begin source either ran or
-   * never will. */
-  g_source_destroy (s->begin_source);
-  ok = sync_direct (self, s, cancellable, error);
-  g_main_context_release (context);
-  return ok;
 }
 
 /* spawn_process_wait() and wait_check() */
@@ -333,7 +377,7 @@ sync_wait (SpawnProcess *self, gboolean check, GCancellable *cancellable, GError
   s->begin = sync_wait_begin;
   if (_spawn_process_sync_acquire (self, &context))
     {
-      ok = sync_direct (self, s, cancellable, error);
+      ok = sync_direct (self, s, -1, cancellable, NULL, error);
       _spawn_process_sync_release (context);
     }
   else
