@@ -9,13 +9,16 @@
  * before; a worker thread that waits while the thread that owns the
  * process's context holds it without running it, and then lets it go
  * (the worker takes the wait over); start() while running; the setters
- * while running (the next start's); and the messages of the errors,
+ * while running (the next start's); communicate() on a child whose
+ * background job holds its stdout, from a worker and cancelled; and the
+ * messages of the errors,
  * which name the program and say what happened.  Side by side with
  * GSubprocess: tests/port-test.c.
  */
 #include "process-testutil.h"
 #include "testutil.h"
 
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 
@@ -373,6 +376,152 @@ test_messages (gconstpointer data)
   testutil_assert_no_children ();
 }
 
+/* ---- communicate() while a descendant holds the child's stdout ---- */
+
+typedef struct {
+  SpawnProcess *proc;
+  const char *input;
+  GCancellable *cancellable;
+  char *out;
+  gboolean ok;
+  GError *error;
+  int done;
+} Held;
+
+static gpointer
+held_communicate_thread (gpointer data)
+{
+  Held *h = data;
+
+  h->ok = spawn_process_communicate_utf8 (h->proc, h->input, h->cancellable, &h->out, NULL,
+                                          &h->error);
+  g_atomic_int_set (&h->done, 1);
+  return NULL;
+}
+
+static SpawnProcess *
+held_start (const char *script, const char *arg)
+{
+  const char *argv[] = { "sh", "-c", script, "sh", arg, NULL };
+  GError *error = NULL;
+  SpawnProcess *proc = spawn_process_newv (argv, G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                                   G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                                           &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (proc);
+  return proc;
+}
+
+static void
+held_worker (gconstpointer data, gboolean loop)
+{
+  Held h = { NULL, "go\n", NULL, NULL, FALSE, NULL, 0 };
+  GError *error = NULL;
+  GThread *thread;
+  gint64 deadline;
+
+  if (!testutil_use_backend (data))
+    return;
+  /* The child waits for its input, so that its end cannot be seen before
+   * communicate() has begun; then it ends at once, and its background
+   * subshell writes "b" 300 ms later through the stdout it inherited. */
+  h.proc = held_start ("read x; echo a; (sleep 0.3; echo b) &", NULL);
+  thread = g_thread_new ("communicate", held_communicate_thread, &h);
+  deadline = g_get_monotonic_time () + WAIT_MS * G_TIME_SPAN_MILLISECOND;
+  while (loop && !g_atomic_int_get (&h.done))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (5 * 1000);
+    }
+  g_thread_join (thread);
+  g_assert_no_error (h.error);
+  g_assert_true (h.ok);
+  g_assert_cmpstr (h.out, ==, "a\nb\n");
+  g_assert_true (spawn_process_wait_check (h.proc, NULL, &error));
+  g_assert_no_error (error);
+  g_free (h.out);
+  g_object_unref (h.proc);
+  testutil_assert_no_children ();
+}
+
+static void
+test_communicate_held_worker (gconstpointer data)
+{
+  g_test_summary ("communicate_utf8 from a worker while the main thread runs the "
+                  "process's context; the child ends first and its background "
+                  "subshell writes a second line later: both lines, as "
+                  "GSubprocess (the run ends at the pipe's end of file)");
+  held_worker (data, TRUE);
+}
+
+static void
+test_communicate_held_worker_alone (gconstpointer data)
+{
+  g_test_summary ("the same with nobody running the context (the main thread "
+                  "only joins): the worker polls it itself, slice by slice, "
+                  "without spinning on the ended child's fd");
+  held_worker (data, FALSE);
+}
+
+static gpointer
+held_cancel_thread (gpointer data)
+{
+  g_usleep (300 * 1000);
+  g_cancellable_cancel (data);
+  return NULL;
+}
+
+static void
+test_communicate_held_cancel (gconstpointer data)
+{
+  g_autofree char *dir = NULL, *pidfile = NULL, *text = NULL;
+  Held h = { NULL, NULL, NULL, NULL, FALSE, NULL, 0 };
+  GError *error = NULL;
+  GThread *thread;
+  gint64 pid;
+
+  g_test_summary ("a blocking communicate_utf8 on a child that ends at once and "
+                  "leaves `sleep 100` holding its stdout, cancelled from another "
+                  "thread: CANCELLED; then wait_check returns with the child's "
+                  "status (the end held for communicate is let go) and the "
+                  "process is no longer running");
+  if (!testutil_use_backend (data))
+    return;
+  dir = g_dir_make_tmp ("sync-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  pidfile = g_build_filename (dir, "holder.pid", NULL);
+  h.proc = held_start ("echo a; sleep 100 < /dev/null & echo $! > \"$1\"", pidfile);
+  h.cancellable = g_cancellable_new ();
+  thread = g_thread_new ("cancel", held_cancel_thread, h.cancellable);
+  h.ok = spawn_process_communicate_utf8 (h.proc, NULL, h.cancellable, &h.out, NULL,
+                                         &h.error);
+  g_thread_join (thread);
+  g_assert_error (h.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_false (h.ok);
+  g_assert_null (h.out);
+  g_clear_error (&h.error);
+  g_assert_true (spawn_process_wait_check (h.proc, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (spawn_process_get_state (h.proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+  g_assert_cmpint (spawn_process_get_exit_code (h.proc), ==, 0);
+  /* What the child wrote before the cancel stays buffered. */
+  g_autoptr (GBytes) rest = spawn_process_read_all (h.proc, SPAWN_PROCESS_STDOUT);
+  g_assert_cmpmem (g_bytes_get_data (rest, NULL), g_bytes_get_size (rest), "a\n", 2);
+
+  g_assert_true (g_file_get_contents (pidfile, &text, NULL, NULL));
+  pid = g_ascii_strtoll (text, NULL, 10);
+  g_assert_cmpint (pid, >, 1);
+  g_assert_no_errno (kill ((pid_t) pid, SIGKILL));
+  g_assert_no_errno (g_unlink (pidfile));
+  g_assert_no_errno (g_rmdir (dir));
+  g_object_unref (h.cancellable);
+  g_object_unref (h.proc);
+  testutil_assert_no_children ();
+}
+
+
 int
 main (int argc, char **argv)
 {
@@ -380,6 +529,9 @@ main (int argc, char **argv)
     { "wait-ended", test_wait_ended },
     { "wait-takeover", test_wait_takeover },
     { "wait-polling-loop", test_wait_polling_loop },
+    { "communicate-held-worker", test_communicate_held_worker },
+    { "communicate-held-worker-alone", test_communicate_held_worker_alone },
+    { "communicate-held-cancel", test_communicate_held_cancel },
     { "start-running", test_start_running },
     { "setters-running", test_setters_running },
     { "messages", test_messages },

@@ -299,8 +299,12 @@ communicate_result (SpawnProcess *self, SpawnProcessWaiter *w, GBytes **stdout_b
  *
  * As [method@Gio.Subprocess.communicate]: writes @stdin_buf to the process, closes
  * its stdin (also when @stdin_buf is %NULL), reads its stdout and stderr
- * meanwhile, and returns once it has ended, with everything it wrote,
- * output buffered before the call included.  Blocks like
+ * meanwhile, and returns once it has ended and those pipes are at end of
+ * file, with everything written to them, output buffered before the call
+ * included.  As GSubprocess's, it reads to the end what a descendant that
+ * inherited a pipe writes after the child has exited (`sh -c 'echo a;
+ * (sleep 1; echo b) &'` gives both lines); until then the run has not
+ * ended ("finished" comes after, and the other waits wait with it).  Blocks like
  * [method@Spawn.Process.wait_for_finished], emitting the same signals from
  * inside; handlers that read the buffers take that output away from this
  * call.  On a process that has ended already, returns what is still
@@ -322,7 +326,8 @@ communicate_result (SpawnProcess *self, SpawnProcessWaiter *w, GBytes **stdout_b
  *
  * Cancelling leaves the process running, its input queued and its output
  * buffered: a later communicate() with %NULL input, or the usual calls,
- * get the rest.
+ * get the rest.  If the child had ended and only a descendant held the
+ * pipes open, the run then ends at once.
  *
  * Safe from any thread, as [method@Gio.Subprocess.communicate] and
  * [method@Spawn.Process.wait] are: from a thread while another one runs
@@ -403,6 +408,7 @@ spawn_process_communicate (SpawnProcess *self, GBytes *stdin_buf, GCancellable *
       if (!w.ended)
         ok = _spawn_process_wait_for (self, WAIT_FINISHED, -1, cancellable, error);
       self->waiters = g_list_remove (self->waiters, &w);
+      _spawn_process_communicate_left (self);
       if (ok && !w.ended)
         ok = _spawn_process_fail_not_running (self, error);
       break;

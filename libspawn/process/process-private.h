@@ -88,6 +88,10 @@ struct _SpawnProcess {
    * (sync.c); everything else is the owner's of @context. */
   GMutex context_lock;
   gpointer child_tag;
+  /* The child has ended, but a communicate() still reads a pipe that a
+   * descendant holds open: the run ends at that pipe's end of file, as
+   * GSubprocess's communicate() returns (run.c). */
+  gboolean end_held;
   Channel channels[3];
   gboolean close_write_requested;
   gint64 kill_deadline;        /* monotonic µs, 0: none */
@@ -281,6 +285,7 @@ void _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4],
 gint64 _spawn_process_next_wakeup (SpawnProcess *self);
 /* Closes the channels, destroys the source and drops the child. */
 void _spawn_process_release_running (SpawnProcess *self);
+void _spawn_process_communicate_left (SpawnProcess *self);
 
 /* wait.c */
 
@@ -311,6 +316,10 @@ void _spawn_process_waiter_add (SpawnProcess *self, GTask *task);
 void _spawn_process_waiter_watch_cancellable (SpawnProcessWaiter *w);
 /* At the end of @run, just before "finished": what every waiter of @run
  * will get (status, output). */
+/* Whether a communicate() of @run (not abandoned by its caller) still
+ * reads a stdout or stderr pipe that is open: a descendant of the child
+ * may hold it after the child has ended. */
+gboolean _spawn_process_waiters_reading (SpawnProcess *self, guint run);
 void _spawn_process_waiters_ended (SpawnProcess *self, guint run);
 /* After "finished": completes the waiters _spawn_process_waiters_ended()
  * filled. */

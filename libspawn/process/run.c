@@ -251,6 +251,7 @@ _spawn_process_release_running (SpawnProcess *self)
   g_clear_pointer (&self->context, g_main_context_unref);
   g_mutex_unlock (&self->context_lock);
   g_clear_pointer (&self->child, spawn_child_unref);
+  self->end_held = FALSE;
   self->kill_deadline = 0;
   self->next_recheck = 0;
 }
@@ -387,6 +388,48 @@ run_check_deadlines (SpawnProcess *self)
     self->next_recheck = now + _spawn_child_get_recheck_interval (self->child) * 1000;
 }
 
+/* Whether the end waits for a communicate() that still reads (see
+ * _spawn_process_waiters_reading()).  Only communicate(): QProcess's end,
+ * and so every other call's, is the child's. */
+static gboolean
+run_output_holds_end (SpawnProcess *self)
+{
+  return _spawn_process_waiters_reading (self, self->run);
+}
+
+/* The child has ended while communicate() reads on: its fd, readable for
+ * good, is no longer watched (the source and the waits would spin on it)
+ * and no deadline is kept (there is nothing left to kill).  The pipes'
+ * end of file, or that communicate() leaving, brings the end. */
+static void
+run_hold_end (SpawnProcess *self)
+{
+  self->end_held = TRUE;
+  self->kill_deadline = 0;
+  self->next_recheck = 0;
+  if (self->source != NULL)
+    {
+      if (self->child_tag != NULL)
+        g_source_remove_unix_fd (self->source, self->child_tag);
+      self->child_tag = NULL;
+      run_update_ready_time (self);
+    }
+}
+
+/* A communicate() has left the list without its end (cancelled, or
+ * failed): if the end was held for it, watch the child's fd again, which
+ * is readable, so that the next dispatch or wait ends the run. */
+void
+_spawn_process_communicate_left (SpawnProcess *self)
+{
+  if (!self->end_held || run_output_holds_end (self))
+    return;
+  self->end_held = FALSE;
+  if (self->source != NULL && self->child_tag == NULL)
+    self->child_tag = g_source_add_unix_fd (self->source, spawn_child_get_fd (self->child),
+                                            G_IO_IN);
+}
+
 /* Everything a wakeup can mean, for both the source and the waits.
  * @revents: what poll said of stdin, stdout, stderr and the child's fd.
  * @what: a wait stops the pass once what it waits for has happened, as
@@ -424,6 +467,11 @@ _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFo
    * late must not take a process that exited in time for one that ran
    * over.  Cheap when it has not ended: one non-blocking read or waitid. */
   err = _spawn_child_collect (self->child, &info);
+  if (err != -EAGAIN && run_output_holds_end (self))
+    {
+      run_hold_end (self);
+      return;
+    }
   if (err != -EAGAIN)
     {
       run_finish (self, err, &info);

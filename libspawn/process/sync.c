@@ -146,6 +146,7 @@ sync_abandon_cb (gpointer data)
     {
       self->waiters = g_list_delete_link (self->waiters, l);
       _spawn_process_sync_unref (s);
+      _spawn_process_communicate_left (self);
     }
   return G_SOURCE_REMOVE;
 }

@@ -152,9 +152,14 @@ wait_poll_once (SpawnProcess *self, Wait *w, GError **error)
       pfd[n].events = i == SPAWN_PROCESS_STDIN ? POLLOUT : POLLIN;
       slot[n++] = i;
     }
-  pfd[n].fd = spawn_child_get_fd (self->child);
-  pfd[n].events = POLLIN;
-  slot[n++] = CHILD_SLOT;
+  /* Not while the end is held for communicate() (run.c): the fd of a
+   * child that has ended stays readable. */
+  if (!self->end_held)
+    {
+      pfd[n].fd = spawn_child_get_fd (self->child);
+      pfd[n].events = POLLIN;
+      slot[n++] = CHILD_SLOT;
+    }
   if (w->have_cancel_fd)
     {
       pfd[n].fd = w->cancel_fd.fd;

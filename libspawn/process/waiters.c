@@ -100,6 +100,25 @@ waiters_abandoned (SpawnProcessWaiter *w)
   return abandoned;
 }
 
+gboolean
+_spawn_process_waiters_reading (SpawnProcess *self, guint run)
+{
+  GList *l;
+  int i;
+
+  for (l = self->waiters; l != NULL; l = l->next)
+    {
+      SpawnProcessWaiter *w = l->data;
+
+      if (!w->capture || w->run != run || w->ended || waiters_abandoned (w))
+        continue;
+      for (i = SPAWN_PROCESS_STDOUT; i <= SPAWN_PROCESS_STDERR; i++)
+        if (w->pipes[i] && self->channels[i].fd >= 0)
+          return TRUE;
+    }
+  return FALSE;
+}
+
 void
 _spawn_process_waiters_ended (SpawnProcess *self, guint run)
 {
@@ -215,6 +234,7 @@ waiters_cancelled (GCancellable *cancellable G_GNUC_UNUSED, gpointer data)
       self->waiters = g_list_delete_link (self->waiters, l);
       g_task_return_error_if_cancelled (task);
       g_object_unref (task);
+      _spawn_process_communicate_left (self);
     }
   return G_SOURCE_REMOVE;
 }
