@@ -285,7 +285,9 @@ test_search_path_from_envp (gconstpointer data)
 
   g_test_summary ("SEARCH_PATH_FROM_ENVP looks the program up in the PATH of "
                   "the environment it gets (set_subprocess_flags, as the "
-                  "launcher's flags); set_subprocess_flags without it clears it");
+                  "launcher's flags); set_subprocess_flags without it clears it; "
+                  "an environment without PATH gets GLib's default, not ours, "
+                  "as GSubprocess");
   if (!testutil_use_backend (data))
     return;
   dir = g_dir_make_tmp ("flags-test-XXXXXX", &error);
@@ -315,6 +317,30 @@ test_search_path_from_envp (gconstpointer data)
   g_assert_nonnull (error);
   g_test_message ("without the flag: %s", error->message);
   g_clear_error (&error);
+
+  /* An environment without PATH: GLib's default (/bin:/usr/bin:.), as
+   * GSubprocess, never ours, which here holds the program. */
+  {
+    const char *no_path[] = { "SPAWN_TEST=1", NULL };
+    g_autofree char *old_path = g_strdup (g_getenv ("PATH"));
+    g_autofree char *our_path = g_strconcat (dir, ":", old_path, NULL);
+
+    g_assert_true (g_setenv ("PATH", our_path, TRUE));
+    spawn_process_set_environment (proc, no_path);
+    spawn_process_set_subprocess_flags (proc, G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_SEARCH_PATH_FROM_ENVP);
+    g_assert_false (spawn_process_start (proc, &error));
+    g_assert_error (error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT);
+    g_clear_error (&error);
+    /* Without the flag, ours is searched. */
+    spawn_process_set_subprocess_flags (proc, G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+    testutil_start_ok (proc);
+    g_assert_true (spawn_process_communicate_utf8 (proc, NULL, NULL, &out, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_cmpstr (out, ==, "found\n");
+    g_free (out);
+    g_assert_true (g_setenv ("PATH", old_path, TRUE));
+  }
 
   g_unlink (prog);
   g_rmdir (dir);
@@ -364,6 +390,65 @@ test_conflicting_flags (gconstpointer data)
       g_assert_cmpint (spawn_process_get_channel_mode (proc, SPAWN_PROCESS_STDERR), ==,
                        SPAWN_CHANNEL_PIPE);
     }
+
+  /* A flag for a channel that has a file is a second disposition too, as
+   * GSubprocessLauncher's _set_flags() after _set_stdout_file_path(). */
+  {
+    g_autoptr (SpawnProcess) proc = spawn_process_new (argv);
+
+    spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, "/dev/null", FALSE);
+    g_test_expect_message ("libspawn", G_LOG_LEVEL_CRITICAL,
+                           "*at most one disposition for the stdout stream*file*");
+    spawn_process_set_subprocess_flags (proc, G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+    g_test_assert_expected_messages ();
+    g_assert_cmpint (spawn_process_get_channel_mode (proc, SPAWN_PROCESS_STDOUT), ==,
+                     SPAWN_CHANNEL_FILE);
+    g_assert_cmpint (spawn_process_get_channel_mode (proc, SPAWN_PROCESS_STDIN), ==,
+                     SPAWN_CHANNEL_PIPE);
+  }
+  testutil_assert_no_children ();
+}
+
+static void
+test_redirection_kept (gconstpointer data)
+{
+  const char *argv[] = { "sh", "-c", "echo out; echo err >&2", NULL };
+  g_autofree char *dir = NULL, *path = NULL, *text = NULL;
+  g_autoptr (SpawnProcess) proc = NULL;
+  GError *error = NULL;
+
+  g_test_summary ("set_subprocess_flags after set_channel_file keeps the file, "
+                  "as a launcher keeps its file path whatever the order: NONE "
+                  "leaves stdout in the file (stdin /dev/null), STDERR_MERGE "
+                  "sends stderr there too");
+  if (!testutil_use_backend (data))
+    return;
+  dir = g_dir_make_tmp ("flags-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  path = g_build_filename (dir, "out", NULL);
+  proc = spawn_process_new (argv);
+  spawn_process_set_channel_file (proc, SPAWN_PROCESS_STDOUT, path, FALSE);
+  spawn_process_set_subprocess_flags (proc, G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_assert_cmpint (spawn_process_get_channel_mode (proc, SPAWN_PROCESS_STDIN), ==,
+                   SPAWN_CHANNEL_DISCARD);
+  g_assert_cmpint (spawn_process_get_channel_mode (proc, SPAWN_PROCESS_STDOUT), ==,
+                   SPAWN_CHANNEL_FILE);
+  testutil_start_ok (proc);
+  g_assert_true (spawn_process_wait_check (proc, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "out\n");
+  g_clear_pointer (&text, g_free);
+
+  spawn_process_set_subprocess_flags (proc, G_SUBPROCESS_FLAGS_STDERR_MERGE);
+  testutil_start_ok (proc);
+  g_assert_true (spawn_process_wait_check (proc, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "out\nerr\n");
+
+  g_assert_no_errno (g_unlink (path));
+  g_assert_no_errno (g_rmdir (dir));
   testutil_assert_no_children ();
 }
 
@@ -812,6 +897,7 @@ main (int argc, char **argv)
     { "inherit-fds", test_inherit_fds },
     { "search-path-from-envp", test_search_path_from_envp },
     { "conflicting", test_conflicting_flags },
+    { "redirection-kept", test_redirection_kept },
     { "newv-failure", test_newv_failure },
     { "new-with-flags", test_new_with_flags },
     { "dispose-leaves-running", test_dispose_leaves_running },

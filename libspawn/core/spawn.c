@@ -165,7 +165,7 @@ spawn_plan_init (SpawnExecPlan *plan, const char *working_directory,
       strchr (plan->file, '/') == NULL)
     {
       if (flags & G_SPAWN_SEARCH_PATH_FROM_ENVP)
-        path = g_environ_getenv ((char **) envp, "PATH");
+        path = g_environ_getenv ((char **) plan->envp, "PATH");
       if (path == NULL && (flags & G_SPAWN_SEARCH_PATH))
         path = g_getenv ("PATH");
       /* GLib's default, "." last (libc puts it first). */

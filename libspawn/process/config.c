@@ -355,8 +355,9 @@ spawn_process_set_child_setup (SpawnProcess *self, GSpawnChildSetupFunc child_se
  * @flags: #SpawnProcessFlags
  *
  * %SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP looks the program up in the
- * PATH of the environment the program gets (ours if it has none), as
- * %G_SUBPROCESS_FLAGS_SEARCH_PATH_FROM_ENVP; %SPAWN_PROCESS_FLAGS_INHERIT_FDS
+ * PATH of the environment the program gets, as
+ * %G_SUBPROCESS_FLAGS_SEARCH_PATH_FROM_ENVP does (GLib's `/bin:/usr/bin:.`
+ * if that environment has no PATH; ours is not looked at); %SPAWN_PROCESS_FLAGS_INHERIT_FDS
  * leaves our descriptors without close-on-exec open in the program, as
  * %G_SUBPROCESS_FLAGS_INHERIT_FDS.
  *

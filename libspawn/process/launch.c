@@ -154,9 +154,10 @@ launch_plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error
 {
   int i;
 
-  p->flags = G_SPAWN_SEARCH_PATH;
-  if (self->flags & SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP)
-    p->flags |= G_SPAWN_SEARCH_PATH_FROM_ENVP;
+  /* As GSubprocess: the PATH of the program's environment alone (GLib's
+   * default when it has none), or else ours. */
+  p->flags = (self->flags & SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP)
+               ? G_SPAWN_SEARCH_PATH_FROM_ENVP : G_SPAWN_SEARCH_PATH;
   if (self->flags & SPAWN_PROCESS_FLAGS_INHERIT_FDS)
     p->flags |= G_SPAWN_LEAVE_DESCRIPTORS_OPEN;
   p->detached = detached;

@@ -59,15 +59,50 @@ subprocess_check_flags (GSubprocessFlags flags)
          subprocess_check_disposition ("stderr", flags & SUBPROCESS_STDERR_FLAGS);
 }
 
+static const GSubprocessFlags subprocess_channel_flags[3] = {
+  SUBPROCESS_STDIN_FLAGS, SUBPROCESS_STDOUT_FLAGS, SUBPROCESS_STDERR_FLAGS,
+};
+
+/* Whether @channel goes to a file or a descriptor the caller gave, as a
+ * launcher's _set_stdout_file_path() and _take_stdout_fd() say. */
+static gboolean
+subprocess_redirected (SpawnProcess *self, SpawnProcessChannel channel)
+{
+  return self->modes[channel] == SPAWN_CHANNEL_FILE || self->modes[channel] == SPAWN_CHANNEL_FD;
+}
+
+/* A flag for a channel that goes to a file or a descriptor is a second
+ * disposition for it: refused with the critical the launcher gives. */
+static gboolean
+subprocess_check_redirections (SpawnProcess *self, GSubprocessFlags flags)
+{
+  static const char * const names[] = { "stdin", "stdout", "stderr" };
+  int i;
+
+  for (i = 0; i < 3; i++)
+    if (subprocess_redirected (self, i) && (flags & subprocess_channel_flags[i]) != 0)
+      {
+        g_critical ("You may specify at most one disposition for the %s stream, "
+                    "but you specified a flag and a %s.", names[i],
+                    self->modes[i] == SPAWN_CHANNEL_FILE ? "file" : "descriptor");
+        return FALSE;
+      }
+  return TRUE;
+}
+
 /**
  * spawn_process_set_subprocess_flags:
  * @self: a process
  * @flags: GIO's #GSubprocessFlags, with at most one flag per channel
  *
  * Configures @self as [method@Gio.SubprocessLauncher.set_flags] configures
- * a launcher, for the following starts: every channel's mode and the
- * #SpawnProcessFlags, replacing what was set before.  Each flag keeps
- * GSubprocess's meaning, and so does its absence:
+ * a launcher, for the following starts: the channels' modes and the
+ * #SpawnProcessFlags, replacing what was set before, except that a channel
+ * given a file ([method@Spawn.Process.set_channel_file]) or a descriptor
+ * ([method@Spawn.Process.set_channel_fd]) keeps it, as a launcher keeps
+ * its `_set_stdout_file_path()` and `_take_stdout_fd()` whatever the order
+ * of the calls.  Each flag keeps GSubprocess's meaning, and so does its
+ * absence:
  *
  * - stdin: `/dev/null` (%SPAWN_CHANNEL_DISCARD) without a flag;
  *   %G_SUBPROCESS_FLAGS_STDIN_PIPE a pipe handed out as a stream
@@ -88,10 +123,16 @@ subprocess_check_flags (GSubprocessFlags flags)
  * These are not SpawnProcess's own defaults, which are QProcess's (all
  * three channels %SPAWN_CHANNEL_PIPE).  [method@Spawn.Process.communicate]
  * reads and writes the stream channels as GSubprocess's does.  Two flags
- * for one channel are a programmer error, refused with a critical as
+ * for one channel, or a flag for a channel that has a file or a
+ * descriptor, are a programmer error, refused with a critical as
  * [method@Gio.SubprocessLauncher.set_flags] refuses them (@self is left
- * as it was).  A descriptor given with [method@Spawn.Process.set_channel_fd]
- * is closed, as choosing another mode always does.
+ * as it was).  %G_SUBPROCESS_FLAGS_STDERR_MERGE with a file or descriptor
+ * for stdout sends stderr there too.
+ *
+ * The process's dispose policy is not changed: a process started from
+ * here is killed when its last reference goes (%SPAWN_DISPOSE_KILL)
+ * unless [method@Spawn.Process.set_dispose_policy] says
+ * %SPAWN_DISPOSE_LEAVE_RUNNING, where a GSubprocess runs on.
  *
  * Since: 0.3
  */
@@ -105,7 +146,7 @@ spawn_process_set_subprocess_flags (SpawnProcess *self, GSubprocessFlags flags)
 
   g_return_if_fail (SPAWN_IS_PROCESS (self));
   g_return_if_fail ((flags & ~SUBPROCESS_ALL_FLAGS) == 0);
-  if (!subprocess_check_flags (flags))
+  if (!subprocess_check_flags (flags) || !subprocess_check_redirections (self, flags))
     return;
 
   if (flags & G_SUBPROCESS_FLAGS_STDIN_PIPE)
@@ -128,7 +169,8 @@ spawn_process_set_subprocess_flags (SpawnProcess *self, GSubprocessFlags flags)
     own |= SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP;
 
   for (i = 0; i < 3; i++)
-    spawn_process_set_channel_mode (self, i, modes[i]);
+    if (!subprocess_redirected (self, i))
+      spawn_process_set_channel_mode (self, i, modes[i]);
   spawn_process_set_flags (self, own);
 }
 
@@ -153,9 +195,11 @@ spawn_process_set_subprocess_flags (SpawnProcess *self, GSubprocessFlags flags)
  *
  * Where it differs: two flags for one channel are refused with a
  * critical (%NULL, @error not set), as [ctor@Gio.SubprocessLauncher.new]
- * refuses them, where g_subprocess_newv() lets one of them win silently;
- * a failure is a %SPAWN_ERROR, not a %G_SPAWN_ERROR.  The object can be
- * started again with [method@Spawn.Process.start] once it has ended.
+ * refuses them, where g_subprocess_newv() lets one of them win silently.
+ * A failure is what [method@Spawn.Process.start] reports: exec failures
+ * are %G_SPAWN_ERROR with GLib's codes, as g_subprocess_newv()'s.  The
+ * object can be started again with [method@Spawn.Process.start] once it
+ * has ended.
  *
  * Returns: (transfer full) (nullable): a running process, or %NULL with
  *   @error set if it could not be started
