@@ -11,14 +11,19 @@
  * an error domain fails here.  The cases are the ordinary GSubprocess
  * idioms: a launcher with pipes, communicate_utf8 blocking and async,
  * wait_check after communicate, cancelling a wait on `sleep 100`, a
- * program that is missing (matched with G_SPAWN_ERROR), and waiting and
+ * program that is missing (matched with G_SPAWN_ERROR), communicate on a
+ * child whose background job holds its stdout (the output ends at the
+ * pipe's end of file, not at the child's exit), a launcher's stdout
+ * descriptor kept under STDERR_MERGE, and waiting and
  * communicating from a g_task_run_in_thread() worker while the main loop
  * runs (and while it does not).  Every case runs on every backend.
  */
 #include "testutil.h"
 
 #include <gio/gio.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -464,6 +469,271 @@ test_missing (gconstpointer data)
   testutil_assert_no_children ();
 }
 
+/* ---- output from a grandchild that outlives the child ---- */
+
+/* The child ends at once; its background subshell writes a line later
+ * through the pipe it inherited.  GSubprocess's communicate() returns at
+ * the end of file of its pipes, so it gets both lines. */
+static const char *grandchild_script = "echo a; (sleep 0.3; echo b) &";
+
+/* The child ends at once and leaves `sleep 100` holding the pipe, its
+ * PID written to $1 so that the test can end it. */
+static const char *holder_script = "echo a; sleep 100 & echo $! > \"$1\"";
+
+static void
+gio_communicated_cb (GObject *source, GAsyncResult *res, gpointer data)
+{
+  Async *a = data;
+  g_autofree char *out = NULL;
+  GError *error = NULL;
+  gboolean ok = g_subprocess_communicate_utf8_finish (G_SUBPROCESS (source), res, &out,
+                                                      NULL, &error);
+
+  log_result (a->log, "communicate_async", ok, &error);
+  log_text (a->log, "out", out);
+  a->done = TRUE;
+}
+
+static void
+spawn_communicated_cb (GObject *source, GAsyncResult *res, gpointer data)
+{
+  Async *a = data;
+  g_autofree char *out = NULL;
+  GError *error = NULL;
+  gboolean ok = spawn_process_communicate_utf8_finish (SPAWN_PROCESS (source), res, &out,
+                                                       NULL, &error);
+
+  log_result (a->log, "communicate_async", ok, &error);
+  log_text (a->log, "out", out);
+  a->done = TRUE;
+}
+
+static char *
+port_gio_grandchild (void)
+{
+  Async a = { g_string_new (NULL), FALSE };
+  const char *argv[] = { "sh", "-c", grandchild_script, NULL };
+  g_autoptr (GSubprocess) p = NULL, q = NULL;
+  g_autofree char *out = NULL;
+  GError *error = NULL;
+  gboolean ok;
+
+  p = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  g_assert_no_error (error);
+  ok = g_subprocess_communicate_utf8 (p, NULL, NULL, &out, NULL, &error);
+  log_result (a.log, "communicate", ok, &error);
+  log_text (a.log, "out", out);
+  ok = g_subprocess_wait_check (p, NULL, &error);
+  log_result (a.log, "wait_check", ok, &error);
+  q = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8_async (q, NULL, NULL, gio_communicated_cb, &a);
+  run_until (NULL, &a.done);
+  return g_string_free (a.log, FALSE);
+}
+
+static char *
+port_spawn_grandchild (void)
+{
+  Async a = { g_string_new (NULL), FALSE };
+  const char *argv[] = { "sh", "-c", grandchild_script, NULL };
+  g_autoptr (SpawnProcess) p = NULL, q = NULL;
+  g_autofree char *out = NULL;
+  GError *error = NULL;
+  gboolean ok;
+
+  p = spawn_process_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  g_assert_no_error (error);
+  ok = spawn_process_communicate_utf8 (p, NULL, NULL, &out, NULL, &error);
+  log_result (a.log, "communicate", ok, &error);
+  log_text (a.log, "out", out);
+  ok = spawn_process_wait_check (p, NULL, &error);
+  log_result (a.log, "wait_check", ok, &error);
+  q = spawn_process_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  g_assert_no_error (error);
+  spawn_process_communicate_utf8_async (q, NULL, NULL, spawn_communicated_cb, &a);
+  run_until (NULL, &a.done);
+  return g_string_free (a.log, FALSE);
+}
+
+static void
+test_grandchild (gconstpointer data)
+{
+  g_autofree char *gio = NULL, *spawn = NULL;
+
+  g_test_summary ("communicate_utf8, blocking and async, on a child that ends "
+                  "while its background subshell still holds stdout and writes "
+                  "a line later: both lines, as GSubprocess returns at the end "
+                  "of file of its pipes, not at the child's exit");
+  if (!testutil_use_backend (data))
+    return;
+  gio = port_gio_grandchild ();
+  spawn = port_spawn_grandchild ();
+  assert_same (gio, spawn, "communicate:ok;out=[a\nb\n];wait_check:ok;"
+                           "communicate_async:ok;out=[a\nb\n];");
+  testutil_assert_no_children ();
+}
+
+/* Ends the `sleep 100` that holder_script left, by the PID in @path. */
+static void
+kill_holder (const char *path)
+{
+  g_autofree char *text = NULL;
+  gint64 pid;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  pid = g_ascii_strtoll (text, NULL, 10);
+  g_assert_cmpint (pid, >, 1);
+  g_assert_no_errno (kill ((pid_t) pid, SIGKILL));
+  g_assert_no_errno (g_unlink (path));
+}
+
+static char *
+port_gio_holder (const char *pidfile)
+{
+  Async a = { g_string_new (NULL), FALSE };
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GSubprocess) p = NULL;
+  GError *error = NULL;
+  gboolean ok;
+
+  p = g_subprocess_newv ((const char *[]) { "sh", "-c", holder_script, "sh", pidfile, NULL },
+                         G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  g_assert_no_error (error);
+  g_timeout_add (CANCEL_AFTER_MS, cancel_cb, cancellable);
+  g_subprocess_communicate_utf8_async (p, NULL, cancellable, gio_communicated_cb, &a);
+  run_until (NULL, &a.done);
+  ok = g_subprocess_wait_check (p, NULL, &error);
+  log_result (a.log, "wait_check", ok, &error);
+  g_string_append_printf (a.log, "exited:%d status:%d", g_subprocess_get_if_exited (p),
+                          g_subprocess_get_exit_status (p));
+  kill_holder (pidfile);
+  return g_string_free (a.log, FALSE);
+}
+
+static char *
+port_spawn_holder (const char *pidfile)
+{
+  Async a = { g_string_new (NULL), FALSE };
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (SpawnProcess) p = NULL;
+  GError *error = NULL;
+  gboolean ok;
+
+  p = spawn_process_newv ((const char *[]) { "sh", "-c", holder_script, "sh", pidfile,
+                                             NULL },
+                          G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  g_assert_no_error (error);
+  g_timeout_add (CANCEL_AFTER_MS, cancel_cb, cancellable);
+  spawn_process_communicate_utf8_async (p, NULL, cancellable, spawn_communicated_cb, &a);
+  run_until (NULL, &a.done);
+  ok = spawn_process_wait_check (p, NULL, &error);
+  log_result (a.log, "wait_check", ok, &error);
+  g_string_append_printf (a.log, "exited:%d status:%d", spawn_process_get_if_exited (p),
+                          spawn_process_get_exit_code (p));
+  kill_holder (pidfile);
+  return g_string_free (a.log, FALSE);
+}
+
+static void
+test_grandchild_holds (gconstpointer data)
+{
+  g_autofree char *dir = NULL, *pidfile = NULL, *gio = NULL, *spawn = NULL, *want = NULL;
+  GError *error = NULL;
+
+  g_test_summary ("communicate_utf8_async on a child that leaves `sleep 100` "
+                  "holding its stdout, cancelled after a moment: CANCELLED, and "
+                  "a wait_check after it returns at once with the child's status "
+                  "(the end held for communicate is let go)");
+  if (!testutil_use_backend (data))
+    return;
+  dir = g_dir_make_tmp ("port-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  pidfile = g_build_filename (dir, "holder.pid", NULL);
+  gio = port_gio_holder (pidfile);
+  spawn = port_spawn_holder (pidfile);
+  want = g_strdup_printf ("communicate_async:%s/%d;out=[(null)];wait_check:ok;"
+                          "exited:1 status:0",
+                          g_quark_to_string (G_IO_ERROR), G_IO_ERROR_CANCELLED);
+  assert_same (gio, spawn, want);
+  g_assert_no_errno (g_rmdir (dir));
+  testutil_assert_no_children ();
+}
+
+/* ---- a launcher's descriptor for stdout, then STDERR_MERGE ---- */
+
+static int
+open_output (const char *path)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+  g_assert_no_errno (fd);
+  return fd;
+}
+
+static char *
+port_gio_fd_merge (const char *path)
+{
+  GString *log = g_string_new (NULL);
+  g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr (GSubprocess) p = NULL;
+  g_autofree char *text = NULL;
+  GError *error = NULL;
+  gboolean ok;
+
+  g_subprocess_launcher_take_stdout_fd (l, open_output (path));
+  g_subprocess_launcher_set_flags (l, G_SUBPROCESS_FLAGS_STDERR_MERGE);
+  p = g_subprocess_launcher_spawn (l, &error, "sh", "-c", "echo hello; echo oops >&2", NULL);
+  g_assert_no_error (error);
+  ok = g_subprocess_wait_check (p, NULL, &error);
+  log_result (log, "wait_check", ok, &error);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  log_text (log, "file", text);
+  return g_string_free (log, FALSE);
+}
+
+static char *
+port_spawn_fd_merge (const char *path)
+{
+  GString *log = g_string_new (NULL);
+  g_autoptr (SpawnProcess) p = NULL;
+  g_autofree char *text = NULL;
+  GError *error = NULL;
+  gboolean ok;
+
+  p = spawn_process_new ((const char *[]) { "sh", "-c", "echo hello; echo oops >&2", NULL });
+  spawn_process_set_channel_fd (p, SPAWN_PROCESS_STDOUT, open_output (path));
+  spawn_process_set_subprocess_flags (p, G_SUBPROCESS_FLAGS_STDERR_MERGE);
+  g_assert_true (spawn_process_start (p, &error));
+  g_assert_no_error (error);
+  ok = spawn_process_wait_check (p, NULL, &error);
+  log_result (log, "wait_check", ok, &error);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  log_text (log, "file", text);
+  return g_string_free (log, FALSE);
+}
+
+static void
+test_fd_merge (gconstpointer data)
+{
+  g_autofree char *dir = NULL, *path = NULL, *gio = NULL, *spawn = NULL;
+  GError *error = NULL;
+
+  g_test_summary ("a launcher given a descriptor for stdout, then the flags "
+                  "STDERR_MERGE: the descriptor stays, and both lines go to it");
+  if (!testutil_use_backend (data))
+    return;
+  dir = g_dir_make_tmp ("port-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  path = g_build_filename (dir, "out", NULL);
+  gio = port_gio_fd_merge (path);
+  spawn = port_spawn_fd_merge (path);
+  assert_same (gio, spawn, "wait_check:ok;file=[hello\noops\n];");
+  g_assert_no_errno (g_unlink (path));
+  g_assert_no_errno (g_rmdir (dir));
+  testutil_assert_no_children ();
+}
+
 /* ---- from a g_task_run_in_thread() worker ---- */
 
 /* The worker's part: communicate, then wait_check, then a wait on the
@@ -666,6 +936,9 @@ main (int argc, char **argv)
     { "async", test_async },
     { "cancel", test_cancel },
     { "missing", test_missing },
+    { "grandchild", test_grandchild },
+    { "grandchild-holds", test_grandchild_holds },
+    { "fd-merge", test_fd_merge },
     { "thread", test_thread },
     { "thread-sync", test_thread_sync },
   };
