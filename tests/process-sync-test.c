@@ -522,6 +522,132 @@ test_communicate_held_cancel (gconstpointer data)
 }
 
 
+static void
+held_async_cb (GObject *source, GAsyncResult *res, gpointer data)
+{
+  Held *h = data;
+  g_autoptr (GBytes) out = NULL;
+
+  h->ok = spawn_process_communicate_finish (SPAWN_PROCESS (source), res, &out, NULL,
+                                            &h->error);
+  if (out != NULL)
+    h->out = g_strndup (g_bytes_get_data (out, NULL), g_bytes_get_size (out));
+  g_atomic_int_set (&h->done, 1);
+}
+
+static void
+test_communicate_held_ready_read (gconstpointer data)
+{
+  const char *argv[] = { "sh", "-c", "echo a; (sleep 1; echo b) &", NULL };
+  Held h = { NULL, NULL, NULL, NULL, FALSE, NULL, 0 };
+  GError *error = NULL;
+  gint64 deadline;
+
+  g_test_summary ("communicate_async is pending while the owner's "
+                  "wait_for_ready_read() passes read: the child ends (its end "
+                  "held for communicate), then one pass reads the descendant's "
+                  "last line and the end of file at once and returns for the "
+                  "data; the end must still come, and communicate complete "
+                  "with both lines");
+  if (!testutil_use_backend (data))
+    return;
+  h.proc = spawn_process_new (argv);
+  spawn_process_set_channel_mode (h.proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_DISCARD);
+  testutil_start_ok (h.proc);
+  spawn_process_communicate_async (h.proc, NULL, NULL, held_async_cb, &h);
+  g_assert_true (spawn_process_wait_for_ready_read (h.proc, WAIT_MS, NULL, &error));
+  g_assert_no_error (error);
+  /* The child's end is seen and held; "b" comes a second later. */
+  if (!spawn_process_wait_for_ready_read (h.proc, 200, NULL, &error))
+    {
+      g_test_message ("second wait: %s", error->message);
+      g_clear_error (&error);
+    }
+  /* "b" and the end of file are both in the pipe for the next pass. */
+  g_usleep (1500 * 1000);
+  if (!spawn_process_wait_for_ready_read (h.proc, 2000, NULL, &error))
+    {
+      g_test_message ("third wait: %s", error->message);
+      g_clear_error (&error);
+    }
+  deadline = g_get_monotonic_time () + WAIT_MS * G_TIME_SPAN_MILLISECOND;
+  while (!g_atomic_int_get (&h.done))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (10 * 1000);
+    }
+  g_assert_no_error (h.error);
+  g_assert_true (h.ok);
+  g_assert_cmpstr (h.out, ==, "a\nb\n");
+  g_assert_cmpint (spawn_process_get_state (h.proc), ==, SPAWN_PROCESS_NOT_RUNNING);
+  g_free (h.out);
+  g_object_unref (h.proc);
+  testutil_assert_no_children ();
+}
+
+static void
+test_communicate_held_abandoned (gconstpointer data)
+{
+  g_autofree char *dir = NULL, *pidfile = NULL, *text = NULL;
+  Held h = { NULL, "go\n", NULL, NULL, FALSE, NULL, 0 };
+  GError *error = NULL;
+  GThread *worker, *canceller;
+  gint64 deadline, holder;
+
+  g_test_summary ("a worker's communicate_utf8 holds the end (the child ended, "
+                  "`sleep 100` holds stdout) and is cancelled while the owner "
+                  "thread blocks in wait_for_finished(), which keeps the "
+                  "worker's cancel from being dispatched: the wait must still "
+                  "see that nobody reads any more and end the run, with the "
+                  "holder still running");
+  if (!testutil_use_backend (data))
+    return;
+  dir = g_dir_make_tmp ("sync-test-XXXXXX", &error);
+  g_assert_no_error (error);
+  pidfile = g_build_filename (dir, "holder.pid", NULL);
+  h.proc = held_start ("read x; echo a; sleep 100 < /dev/null & echo $! > \"$1\"", pidfile);
+  h.cancellable = g_cancellable_new ();
+  /* This thread owns the context throughout, so that the worker's call
+   * is queued into it (a worker that found it free would wait as its
+   * owner, and our wait_for_finished() would be refused). */
+  g_assert_true (g_main_context_acquire (NULL));
+  worker = g_thread_new ("communicate", held_communicate_thread, &h);
+  /* Run the context until the worker's communicate holds the end: the
+   * PID reads 0 then, while the state is still RUNNING. */
+  deadline = g_get_monotonic_time () + WAIT_MS * G_TIME_SPAN_MILLISECOND;
+  while (spawn_process_get_pid (h.proc) != 0)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (5 * 1000);
+    }
+  g_assert_cmpint (spawn_process_get_state (h.proc), ==, SPAWN_PROCESS_RUNNING);
+  canceller = g_thread_new ("cancel", held_cancel_thread, h.cancellable);
+  g_assert_true (spawn_process_wait_for_finished (h.proc, WAIT_MS, NULL, &error));
+  g_assert_no_error (error);
+  g_thread_join (canceller);
+  g_thread_join (worker);
+  g_assert_error (h.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&h.error);
+  g_assert_cmpint (spawn_process_get_exit_code (h.proc), ==, 0);
+
+  g_assert_true (g_file_get_contents (pidfile, &text, NULL, NULL));
+  holder = g_ascii_strtoll (text, NULL, 10);
+  g_assert_cmpint (holder, >, 1);
+  /* The run ended although the holder still runs. */
+  g_assert_no_errno (kill ((pid_t) holder, 0));
+  g_assert_no_errno (kill ((pid_t) holder, SIGKILL));
+  g_assert_no_errno (g_unlink (pidfile));
+  g_assert_no_errno (g_rmdir (dir));
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_main_context_release (NULL);
+  g_object_unref (h.cancellable);
+  g_object_unref (h.proc);
+  testutil_assert_no_children ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -532,6 +658,8 @@ main (int argc, char **argv)
     { "communicate-held-worker", test_communicate_held_worker },
     { "communicate-held-worker-alone", test_communicate_held_worker_alone },
     { "communicate-held-cancel", test_communicate_held_cancel },
+    { "communicate-held-ready-read", test_communicate_held_ready_read },
+    { "communicate-held-abandoned", test_communicate_held_abandoned },
     { "start-running", test_start_running },
     { "setters-running", test_setters_running },
     { "messages", test_messages },

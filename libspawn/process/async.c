@@ -408,7 +408,7 @@ spawn_process_communicate (SpawnProcess *self, GBytes *stdin_buf, GCancellable *
       if (!w.ended)
         ok = _spawn_process_wait_for (self, WAIT_FINISHED, -1, cancellable, error);
       self->waiters = g_list_remove (self->waiters, &w);
-      _spawn_process_communicate_left (self);
+      _spawn_process_release_held_end (self);
       if (ok && !w.ended)
         ok = _spawn_process_fail_not_running (self, error);
       break;

@@ -285,7 +285,7 @@ void _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4],
 gint64 _spawn_process_next_wakeup (SpawnProcess *self);
 /* Closes the channels, destroys the source and drops the child. */
 void _spawn_process_release_running (SpawnProcess *self);
-void _spawn_process_communicate_left (SpawnProcess *self);
+void _spawn_process_release_held_end (SpawnProcess *self);
 
 /* wait.c */
 

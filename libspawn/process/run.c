@@ -405,22 +405,25 @@ static void
 run_hold_end (SpawnProcess *self)
 {
   self->end_held = TRUE;
-  self->kill_deadline = 0;
+  /* A job's kill timeout still reaches the descendants that hold the
+   * pipes; without a job nothing is left that we could signal. */
+  if (self->job == NULL)
+    self->kill_deadline = 0;
   self->next_recheck = 0;
   if (self->source != NULL)
     {
       if (self->child_tag != NULL)
         g_source_remove_unix_fd (self->source, self->child_tag);
       self->child_tag = NULL;
-      run_update_ready_time (self);
     }
 }
 
-/* A communicate() has left the list without its end (cancelled, or
- * failed): if the end was held for it, watch the child's fd again, which
- * is readable, so that the next dispatch or wait ends the run. */
+/* If the end is held but no communicate() reads an open pipe any more
+ * (its pipes reached end of file, or it left without its end: cancelled,
+ * abandoned by its thread), watch the child's fd again, which is
+ * readable, so that the next dispatch or wait ends the run. */
 void
-_spawn_process_communicate_left (SpawnProcess *self)
+_spawn_process_release_held_end (SpawnProcess *self)
 {
   if (!self->end_held || run_output_holds_end (self))
     return;
@@ -455,6 +458,10 @@ _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFo
   run_emit_ready_read (self, got);
   if (self->state != SPAWN_PROCESS_RUNNING)
     return;
+  /* Before the early returns below: a pipe that has just closed may have
+   * been the last one a held end waited for. */
+  if (self->end_held)
+    _spawn_process_release_held_end (self);
   if (what == WAIT_READY_READ && (got[SPAWN_PROCESS_STDOUT] || got[SPAWN_PROCESS_STDERR]))
     return;
   if (revents[SPAWN_PROCESS_STDIN])
@@ -470,6 +477,9 @@ _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4], WaitFo
   if (err != -EAGAIN && run_output_holds_end (self))
     {
       run_hold_end (self);
+      run_check_deadlines (self);
+      if (self->source != NULL)
+        run_update_ready_time (self);
       return;
     }
   if (err != -EAGAIN)

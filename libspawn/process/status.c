@@ -69,13 +69,16 @@ spawn_process_get_backend (SpawnProcess *self)
  * The process ID of the running process, for display and logs: act on the
  * process through @self, never through its PID.
  *
- * Returns: the PID while running, else 0
+ * Returns: the PID while running, else 0; 0 too once the child has
+ *   ended while a communicate() still reads what a descendant writes (its
+ *   PID may be another process's by then; GSubprocess's identifier is
+ *   %NULL there too)
  */
 GPid
 spawn_process_get_pid (SpawnProcess *self)
 {
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), 0);
-  return self->child != NULL ? spawn_child_get_pid (self->child) : 0;
+  return self->child != NULL && !self->end_held ? spawn_child_get_pid (self->child) : 0;
 }
 
 /**

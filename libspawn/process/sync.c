@@ -123,6 +123,8 @@ sync_begin (SpawnProcess *self, SpawnProcessSync *s)
     }
   g_cond_broadcast (&s->cond);
   g_mutex_unlock (&s->lock);
+  /* Not under s->lock: _spawn_process_waiters_reading() takes it. */
+  _spawn_process_release_held_end (self);
 }
 
 static gboolean
@@ -146,7 +148,7 @@ sync_abandon_cb (gpointer data)
     {
       self->waiters = g_list_delete_link (self->waiters, l);
       _spawn_process_sync_unref (s);
-      _spawn_process_communicate_left (self);
+      _spawn_process_release_held_end (self);
     }
   return G_SOURCE_REMOVE;
 }

@@ -16,6 +16,9 @@
 #include <errno.h>
 #include <poll.h>
 
+/* How often a blocking wait looks again while the end is held. */
+#define HELD_RECHECK_MS 100
+
 /* Waiting without a main loop */
 
 /* One blocking wait: what it waits for, since when. */
@@ -124,6 +127,16 @@ wait_poll_timeout (SpawnProcess *self, gint64 deadline)
 
   if (next >= 0 && (until < 0 || next < until))
     until = next;
+  /* While the end is held for a communicate(), look again every
+   * HELD_RECHECK_MS: a communicate cancelled or abandoned meanwhile has
+   * its cancel handled in the context this wait keeps from running. */
+  if (self->end_held)
+    {
+      gint64 recheck = now + HELD_RECHECK_MS * 1000;
+
+      if (until < 0 || recheck < until)
+        until = recheck;
+    }
   if (until < 0)
     return -1;
   /* Round up: waking a little late beats spinning a little early. */

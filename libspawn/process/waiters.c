@@ -110,7 +110,10 @@ _spawn_process_waiters_reading (SpawnProcess *self, guint run)
     {
       SpawnProcessWaiter *w = l->data;
 
-      if (!w->capture || w->run != run || w->ended || waiters_abandoned (w))
+      /* A cancelled task whose cancel source has not run yet (its
+       * owner may be blocked in a wait) no longer reads either. */
+      if (!w->capture || w->run != run || w->ended || waiters_abandoned (w) ||
+          (w->task != NULL && g_cancellable_is_cancelled (g_task_get_cancellable (w->task))))
         continue;
       for (i = SPAWN_PROCESS_STDOUT; i <= SPAWN_PROCESS_STDERR; i++)
         if (w->pipes[i] && self->channels[i].fd >= 0)
@@ -234,7 +237,7 @@ waiters_cancelled (GCancellable *cancellable G_GNUC_UNUSED, gpointer data)
       self->waiters = g_list_delete_link (self->waiters, l);
       g_task_return_error_if_cancelled (task);
       g_object_unref (task);
-      _spawn_process_communicate_left (self);
+      _spawn_process_release_held_end (self);
     }
   return G_SOURCE_REMOVE;
 }
