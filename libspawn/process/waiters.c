@@ -237,7 +237,10 @@ waiters_cancelled (GCancellable *cancellable G_GNUC_UNUSED, gpointer data)
       self->waiters = g_list_delete_link (self->waiters, l);
       g_task_return_error_if_cancelled (task);
       g_object_unref (task);
-      _spawn_process_release_held_end (self);
+      /* If the end was held for this communicate(), the process's
+       * source looks again at its next dispatch (run.c). */
+      if (self->source != NULL)
+        g_source_set_ready_time (self->source, 0);
     }
   return G_SOURCE_REMOVE;
 }
