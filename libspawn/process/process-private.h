@@ -285,6 +285,8 @@ void _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4],
 gint64 _spawn_process_next_wakeup (SpawnProcess *self);
 /* Closes the channels, destroys the source and drops the child. */
 void _spawn_process_release_running (SpawnProcess *self);
+/* Lets an end held for communicate() come once nobody reads an open pipe
+ * any more; called where a communicate() leaves without its end. */
 void _spawn_process_release_held_end (SpawnProcess *self);
 
 /* wait.c */
@@ -314,12 +316,12 @@ void _spawn_process_waiter_add (SpawnProcess *self, GTask *task);
 /* Cancelling @w's task's cancellable takes @w off the list and returns
  * its task cancelled. */
 void _spawn_process_waiter_watch_cancellable (SpawnProcessWaiter *w);
+/* Whether a communicate() of @run (not abandoned by its caller, not
+ * cancelled) still reads a stdout or stderr pipe that is open: a
+ * descendant of the child may hold it after the child has ended. */
+gboolean _spawn_process_waiters_reading (SpawnProcess *self, guint run);
 /* At the end of @run, just before "finished": what every waiter of @run
  * will get (status, output). */
-/* Whether a communicate() of @run (not abandoned by its caller) still
- * reads a stdout or stderr pipe that is open: a descendant of the child
- * may hold it after the child has ended. */
-gboolean _spawn_process_waiters_reading (SpawnProcess *self, guint run);
 void _spawn_process_waiters_ended (SpawnProcess *self, guint run);
 /* After "finished": completes the waiters _spawn_process_waiters_ended()
  * filled. */

@@ -398,9 +398,9 @@ run_output_holds_end (SpawnProcess *self)
 }
 
 /* The child has ended while communicate() reads on: its fd, readable for
- * good, is no longer watched (the source and the waits would spin on it)
- * and no deadline is kept (there is nothing left to kill).  The pipes'
- * end of file, or that communicate() leaving, brings the end. */
+ * good, is no longer watched (the source and the waits would spin on it),
+ * and only a job's kill timeout is kept.  The pipes' end of file, or that
+ * communicate() leaving, brings the end. */
 static void
 run_hold_end (SpawnProcess *self)
 {
