@@ -574,20 +574,6 @@ test_grandchild (gconstpointer data)
   testutil_assert_no_children ();
 }
 
-/* Ends the `sleep 100` that holder_script left, by the PID in @path. */
-static void
-kill_holder (const char *path)
-{
-  g_autofree char *text = NULL;
-  gint64 pid;
-
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  pid = g_ascii_strtoll (text, NULL, 10);
-  g_assert_cmpint (pid, >, 1);
-  g_assert_no_errno (kill ((pid_t) pid, SIGKILL));
-  g_assert_no_errno (g_unlink (path));
-}
-
 static char *
 port_gio_holder (const char *pidfile)
 {
@@ -607,7 +593,7 @@ port_gio_holder (const char *pidfile)
   log_result (a.log, "wait_check", ok, &error);
   g_string_append_printf (a.log, "exited:%d status:%d", g_subprocess_get_if_exited (p),
                           g_subprocess_get_exit_status (p));
-  kill_holder (pidfile);
+  testutil_kill_pidfile (pidfile);
   return g_string_free (a.log, FALSE);
 }
 
@@ -631,7 +617,7 @@ port_spawn_holder (const char *pidfile)
   log_result (a.log, "wait_check", ok, &error);
   g_string_append_printf (a.log, "exited:%d status:%d", spawn_process_get_if_exited (p),
                           spawn_process_get_exit_code (p));
-  kill_holder (pidfile);
+  testutil_kill_pidfile (pidfile);
   return g_string_free (a.log, FALSE);
 }
 

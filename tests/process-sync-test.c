@@ -476,11 +476,10 @@ held_cancel_thread (gpointer data)
 static void
 test_communicate_held_cancel (gconstpointer data)
 {
-  g_autofree char *dir = NULL, *pidfile = NULL, *text = NULL;
+  g_autofree char *dir = NULL, *pidfile = NULL;
   Held h = { NULL, NULL, NULL, NULL, FALSE, NULL, 0 };
   GError *error = NULL;
   GThread *thread;
-  gint64 pid;
 
   g_test_summary ("a blocking communicate_utf8 on a child that ends at once and "
                   "leaves `sleep 100` holding its stdout, cancelled from another "
@@ -510,11 +509,7 @@ test_communicate_held_cancel (gconstpointer data)
   g_autoptr (GBytes) rest = spawn_process_read_all (h.proc, SPAWN_PROCESS_STDOUT);
   g_assert_cmpmem (g_bytes_get_data (rest, NULL), g_bytes_get_size (rest), "a\n", 2);
 
-  g_assert_true (g_file_get_contents (pidfile, &text, NULL, NULL));
-  pid = g_ascii_strtoll (text, NULL, 10);
-  g_assert_cmpint (pid, >, 1);
-  g_assert_no_errno (kill ((pid_t) pid, SIGKILL));
-  g_assert_no_errno (g_unlink (pidfile));
+  testutil_kill_pidfile (pidfile);
   g_assert_no_errno (g_rmdir (dir));
   g_object_unref (h.cancellable);
   g_object_unref (h.proc);
@@ -589,11 +584,11 @@ test_communicate_held_ready_read (gconstpointer data)
 static void
 test_communicate_held_abandoned (gconstpointer data)
 {
-  g_autofree char *dir = NULL, *pidfile = NULL, *text = NULL;
+  g_autofree char *dir = NULL, *pidfile = NULL;
   Held h = { NULL, "go\n", NULL, NULL, FALSE, NULL, 0 };
   GError *error = NULL;
   GThread *worker, *canceller;
-  gint64 deadline, holder;
+  gint64 deadline;
 
   g_test_summary ("a worker's communicate_utf8 holds the end (the child ended, "
                   "`sleep 100` holds stdout) and is cancelled while the owner "
@@ -632,13 +627,8 @@ test_communicate_held_abandoned (gconstpointer data)
   g_clear_error (&h.error);
   g_assert_cmpint (spawn_process_get_exit_code (h.proc), ==, 0);
 
-  g_assert_true (g_file_get_contents (pidfile, &text, NULL, NULL));
-  holder = g_ascii_strtoll (text, NULL, 10);
-  g_assert_cmpint (holder, >, 1);
   /* The run ended although the holder still runs. */
-  g_assert_no_errno (kill ((pid_t) holder, 0));
-  g_assert_no_errno (kill ((pid_t) holder, SIGKILL));
-  g_assert_no_errno (g_unlink (pidfile));
+  testutil_kill_pidfile (pidfile);
   g_assert_no_errno (g_rmdir (dir));
   while (g_main_context_iteration (NULL, FALSE))
     ;

@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -194,6 +196,20 @@ testutil_count_fds (void)
     n++;
   g_dir_close (d);
   return n;
+}
+
+void
+testutil_kill_pidfile (const char *path)
+{
+  g_autofree char *text = NULL;
+  gint64 pid;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  pid = g_ascii_strtoll (text, NULL, 10);
+  g_assert_cmpint (pid, >, 1);
+  g_assert_no_errno (kill ((pid_t) pid, 0));
+  g_assert_no_errno (kill ((pid_t) pid, SIGKILL));
+  g_assert_no_errno (unlink (path));
 }
 
 /* No child of ours left, running or zombie.  One that is already dead

@@ -37,6 +37,9 @@ void testutil_start_ok (SpawnProcess *proc);
 void testutil_run_in_threads (guint n_threads, int (*body) (guint index));
 int testutil_count_fds (void);
 void testutil_assert_no_children (void);
+/* Ends the process whose PID a test's shell wrote to @path (a background
+ * job left holding a pipe), which must still run, and removes @path. */
+void testutil_kill_pidfile (const char *path);
 /* A mount namespace of our own whose mounts propagate nowhere. */
 int testutil_unshare_private_mounts (void);
 
