@@ -31,9 +31,11 @@ GQuark spawn_process_error_quark (void);
  * @SPAWN_PROCESS_ERROR_FAILED_TO_START: the program could not be started
  *   (not found, not executable, a redirection file could not be opened…)
  * @SPAWN_PROCESS_ERROR_CRASHED: the process was ended by a signal (also
- *   when we sent it)
+ *   when we sent it, except the kill timeout's SIGKILL, which is TIMED_OUT
+ *   alone)
  * @SPAWN_PROCESS_ERROR_TIMED_OUT: a wait timed out, or the kill timeout
- *   ([method@Spawn.Process.set_kill_timeout]) expired and the process was killed
+ *   ([method@Spawn.Process.set_kill_timeout]) expired and the process was
+ *   killed (then no CRASHED follows: this stays the run's error)
  * @SPAWN_PROCESS_ERROR_READ_ERROR: reading the process's output failed, or
  *   a blocking helper could not poll its descriptors
  * @SPAWN_PROCESS_ERROR_WRITE_ERROR: writing to the process failed, for
