@@ -175,7 +175,9 @@ typedef enum {
  * QProcess and GSubprocess: it feeds the program's stdin, buffers its
  * stdout and stderr (or hands them out as GIO streams), reports its end
  * with #SpawnProcess::finished and offers blocking, GIO-style async and
- * cancellable waits. docs/process.md maps QProcess and GSubprocess onto it.
+ * cancellable waits.  [Porting from QProcess and
+ * GSubprocess](process.html), the SpawnProcess guide, maps both onto it,
+ * call by call.
  */
 #define SPAWN_TYPE_PROCESS (spawn_process_get_type ())
 /* The macro's first declaration is spawn_process_get_type()'s. */

@@ -674,7 +674,9 @@ _spawn_process_init_config (SpawnProcess *self)
  * job's finalization kills what is left in it: with
  * %SPAWN_DISPOSE_LEAVE_RUNNING keep a reference to the job for as long
  * as the tree should run.
- * Neither GSubprocess nor QProcess has this: see docs/process.md.
+ * Neither GSubprocess nor QProcess has this: see [Process groups, sessions
+ * and jobs](process.html#process-groups-sessions-and-jobs-stopping-the-whole-tree)
+ * in the SpawnProcess guide.
  *
  * Since: 0.3
  */
