@@ -103,6 +103,10 @@ const char  *spawn_backend_to_string (SpawnBackend backend);
 SPAWN_AVAILABLE_IN_0_2
 gboolean     spawn_backend_is_available (SpawnBackend backend);
 
+SPAWN_AVAILABLE_IN_0_3
+const char  *spawn_check_version (guint required_major, guint required_minor,
+                                  guint required_micro);
+
 /**
  * SpawnExitKind:
  * @SPAWN_EXIT_EXITED: the process called exit(); status is its exit status
