@@ -83,8 +83,9 @@ typedef enum {
  * @SPAWN_BACKEND_PIDFD: clone(CLONE_PIDFD), reaped with waitid(P_PIDFD)
  * @SPAWN_BACKEND_SIGCHLD: an ordinary child and a chaining SIGCHLD handler
  *
- * How children are started and watched.  See docs/design.md for what each
- * one guarantees.
+ * How children are started and watched.  [What each backend
+ * guarantees](design.html#what-each-backend-guarantees) is in the design
+ * notes.
  */
 typedef enum {
   SPAWN_BACKEND_AUTO,
@@ -101,6 +102,10 @@ SPAWN_AVAILABLE_IN_0_2
 const char  *spawn_backend_to_string (SpawnBackend backend);
 SPAWN_AVAILABLE_IN_0_2
 gboolean     spawn_backend_is_available (SpawnBackend backend);
+
+SPAWN_AVAILABLE_IN_0_3
+const char  *spawn_check_version (guint required_major, guint required_minor,
+                                  guint required_micro);
 
 /**
  * SpawnExitKind:
@@ -198,7 +203,9 @@ SpawnChild *spawn_async_fd (const char           *working_directory,
  *   application: it is killed (SIGKILL) when the last #SpawnChild
  *   reference goes while it runs, and when the application dies by any
  *   means (exit, SIGKILL, crash, OOM killer).  How the second part is done,
- *   and its limits, depend on the backend: see docs/api.md
+ *   and its limits, depend on the backend: see [Kill on
+ *   close](api.html#kill-on-close-children-that-do-not-outlive-the-application)
+ *   in the C API overview
  * @SPAWN_CHILD_NEW_PROCESS_GROUP: the child starts a process group of its
  *   own (setpgid(0, 0) before exec), which its descendants join unless
  *   they leave it; [method@Spawn.Child.send_signal_to_group] signals it

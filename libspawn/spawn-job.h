@@ -34,7 +34,9 @@ G_BEGIN_DECLS
  *   A descendant that calls setsid() or setpgid() (a daemon) escapes, and
  *   the job's CPU time is that of the children it has seen end
  *
- * How a #SpawnJob holds its processes; see docs/process.md.
+ * How a #SpawnJob holds its processes; see [Process groups, sessions and
+ * jobs](process.html#process-groups-sessions-and-jobs-stopping-the-whole-tree)
+ * in the SpawnProcess guide.
  *
  * Since: 0.3
  */

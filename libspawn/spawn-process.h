@@ -31,9 +31,11 @@ GQuark spawn_process_error_quark (void);
  * @SPAWN_PROCESS_ERROR_FAILED_TO_START: the program could not be started
  *   (not found, not executable, a redirection file could not be opened…)
  * @SPAWN_PROCESS_ERROR_CRASHED: the process was ended by a signal (also
- *   when we sent it)
+ *   when we sent it, except the kill timeout's SIGKILL, which is TIMED_OUT
+ *   alone)
  * @SPAWN_PROCESS_ERROR_TIMED_OUT: a wait timed out, or the kill timeout
- *   ([method@Spawn.Process.set_kill_timeout]) expired and the process was killed
+ *   ([method@Spawn.Process.set_kill_timeout]) expired and the process was
+ *   killed (then no CRASHED follows: this stays the run's error)
  * @SPAWN_PROCESS_ERROR_READ_ERROR: reading the process's output failed, or
  *   a blocking helper could not poll its descriptors
  * @SPAWN_PROCESS_ERROR_WRITE_ERROR: writing to the process failed, for
@@ -173,7 +175,9 @@ typedef enum {
  * QProcess and GSubprocess: it feeds the program's stdin, buffers its
  * stdout and stderr (or hands them out as GIO streams), reports its end
  * with #SpawnProcess::finished and offers blocking, GIO-style async and
- * cancellable waits. docs/process.md maps QProcess and GSubprocess onto it.
+ * cancellable waits.  [Porting from QProcess and
+ * GSubprocess](process.html), the SpawnProcess guide, maps both onto it,
+ * call by call.
  */
 #define SPAWN_TYPE_PROCESS (spawn_process_get_type ())
 /* The macro's first declaration is spawn_process_get_type()'s. */

@@ -927,19 +927,21 @@ test_communicate_utf8_invalid (gconstpointer data)
 {
   static const struct {
     const char *script;
-    const char *stream;
+    const char *message;
   } cases[] = {
-    { "printf '\\377\\377'", "stdout" },
-    { "printf 'ok'; printf 'a\\377' >&2", "stderr" },
+    { "printf '\\377\\377'", "The stdout of “sh” is not valid UTF-8 (at byte 0)" },
+    { "printf 'ok'; printf 'a\\377' >&2", "The stderr of “sh” is not valid UTF-8 (at byte 1)" },
     /* Valid bytes around a NUL: a C string cannot hold it. */
-    { "printf 'a\\000b'", "stdout" },
+    { "printf 'a\\000b'", "The stdout of “sh” holds a NUL byte (at byte 1), which a "
+      "string cannot carry" },
   };
   Flavour f;
   guint i;
   int fds;
 
   g_test_summary ("communicate_utf8() and its async pair fail with G_IO_ERROR_INVALID_DATA "
-                  "on output that is not UTF-8 on either channel, or holds a NUL, and "
+                  "on output that is not UTF-8 on either channel, or holds a NUL, with a "
+                  "message that names the program, the channel and the byte, and "
                   "return NULL for both; the bytes flavours take the same output as it is");
   if (!testutil_use_backend (data))
     return;
@@ -965,7 +967,7 @@ test_communicate_utf8_invalid (gconstpointer data)
         else
           {
             g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
-            g_assert_nonnull (strstr (error->message, cases[i].stream));
+            g_assert_cmpstr (error->message, ==, cases[i].message);
             g_assert_false (ok);
             g_assert_null (out);
             g_assert_null (err);

@@ -458,7 +458,8 @@ test_kill_timeout (gconstpointer data)
   int round;
 
   g_test_summary ("the kill timeout SIGKILLs a process still running after "
-                  "it, emitting TIMED_OUT then CRASHED then \"finished\", "
+                  "it, emitting TIMED_OUT then \"finished\" (a crash by "
+                  "SIGKILL, with no CRASHED after the TIMED_OUT), "
                   "from the main loop and from wait_for_finished(); a process "
                   "that ends in time hears nothing of it");
   if (!testutil_use_backend (data))
@@ -475,8 +476,7 @@ test_kill_timeout (gconstpointer data)
       g_test_message ("killed after %" G_GINT64_FORMAT " us", elapsed);
       g_assert_cmpint (elapsed, >=, 290 * 1000);
       g_assert_cmpint (elapsed, <, 10 * G_USEC_PER_SEC);
-      assert_crashed (proc, &ev, SIGKILL);
-      g_assert_cmpstr (ev.log->str, ==, "started error:timed-out error:crashed finished");
+      assert_killed_by_timeout (proc, &ev);
       g_object_unref (proc);
       events_clear (&ev);
     }
@@ -496,6 +496,45 @@ test_kill_timeout (gconstpointer data)
   g_assert_cmpstr (ev.log->str, ==, "started finished");
   g_object_unref (proc);
   events_clear (&ev);
+}
+
+static void
+test_kill_timeout_error (gconstpointer data)
+{
+  GError *error = NULL;
+  int expected;
+  const GError *last;
+  SpawnProcess *proc;
+  int round;
+
+  g_test_summary ("code that only waits can tell a kill timeout from an "
+                  "outside SIGKILL: after the timeout get_error() says "
+                  "TIMED_OUT, after a SIGKILL from elsewhere CRASHED; both "
+                  "end with the crash exit status and signal 9");
+  if (!testutil_use_backend (data))
+    return;
+  for (round = 0; round < 2; round++)
+    {
+      proc = testutil_helper_process ("sleep", "100000", NULL);
+      /* Round 0: our kill timeout; round 1: someone else's SIGKILL, long
+       * before a timeout that is set but never reached. */
+      spawn_process_set_kill_timeout (proc, round == 0 ? 200 : 600 * 1000);
+      testutil_start_ok (proc);
+      if (round == 1)
+        g_assert_no_errno (kill (spawn_process_get_pid (proc), SIGKILL));
+      g_assert_true (spawn_process_wait (proc, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (spawn_process_get_exit_status (proc), ==, SPAWN_PROCESS_EXIT_CRASH);
+      g_assert_cmpint (spawn_process_get_exit_code (proc), ==, SIGKILL);
+      last = spawn_process_get_error (proc);
+      g_assert_nonnull (last);
+      g_test_message ("round %d: %s", round, last->message);
+      /* g_assert_error() does not parenthesise its code argument. */
+      expected = round == 0 ? SPAWN_PROCESS_ERROR_TIMED_OUT : SPAWN_PROCESS_ERROR_CRASHED;
+      g_assert_error (last, SPAWN_PROCESS_ERROR, expected);
+      g_object_unref (proc);
+    }
+  testutil_assert_no_children ();
 }
 
 static void
@@ -907,6 +946,7 @@ main (int argc, char **argv)
     { "dispose-kill", test_dispose_kill },
     { "dispose-leave-running", test_dispose_leave_running },
     { "kill-timeout", test_kill_timeout },
+    { "kill-timeout-error", test_kill_timeout_error },
     { "cpu-times", test_cpu_times },
     { "kill-timeout-late", test_kill_timeout_late },
     { "signal-exited", test_signal_exited },

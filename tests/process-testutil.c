@@ -303,6 +303,23 @@ assert_crashed (SpawnProcess *proc, Events *ev, int sig)
   g_assert_true (g_str_has_suffix (ev->log->str, "error:crashed finished"));
 }
 
+/* Killed by its kill timeout: TIMED_OUT, and no CRASHED after it, before
+ * "finished" with SIGKILL. */
+void
+assert_killed_by_timeout (SpawnProcess *proc, Events *ev)
+{
+  g_assert_cmpint (ev->finished, ==, 1);
+  g_assert_cmpint (ev->exit_status, ==, SPAWN_PROCESS_EXIT_CRASH);
+  g_assert_cmpint (ev->exit_code, ==, SIGKILL);
+  g_assert_cmpint (ev->info.kind, ==, SPAWN_EXIT_KILLED);
+  g_assert_cmpint (ev->info.status, ==, SIGKILL);
+  g_assert_cmpint (spawn_process_get_exit_status (proc), ==, SPAWN_PROCESS_EXIT_CRASH);
+  g_assert_cmpint (spawn_process_get_exit_code (proc), ==, SIGKILL);
+  g_assert_error (spawn_process_get_error (proc), SPAWN_PROCESS_ERROR,
+                  SPAWN_PROCESS_ERROR_TIMED_OUT);
+  g_assert_cmpstr (ev->log->str, ==, "started error:timed-out finished");
+}
+
 /* ---- the system's view ---- */
 
 /* The state letter of process @pid from /proc, or 0 once it is gone. */

@@ -65,6 +65,7 @@ void assert_read_all (SpawnProcess *proc, SpawnProcessChannel channel,
                       const char *want);
 void assert_exited (SpawnProcess *proc, Events *ev, int code);
 void assert_crashed (SpawnProcess *proc, Events *ev, int sig);
+void assert_killed_by_timeout (SpawnProcess *proc, Events *ev);
 
 /* ---- the system's view ---- */
 

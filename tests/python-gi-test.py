@@ -70,6 +70,14 @@ def check_backend(backend):
             "backend %s, but this kernel has CLONE_FD" % Spawn.backend_to_string(backend)
 
 
+@case("Spawn.check_version(): None for the typelib's own version, a reason for a later one")
+def _():
+    mine = (Spawn.MAJOR_VERSION, Spawn.MINOR_VERSION, Spawn.MICRO_VERSION)
+    assert Spawn.check_version(*mine) is None, Spawn.check_version(*mine)
+    later = Spawn.check_version(mine[0], mine[1] + 1, 0)
+    assert later is not None and later.startswith("libspawn version too old"), later
+
+
 @case("SpawnProcess communicate_utf8_async under GLib.MainLoop, with finished and notify::state")
 def _():
     proc = Spawn.Process.new(["sh", "-c", "read x; echo got $x; echo err >&2; exit 3"])

@@ -2323,6 +2323,51 @@ test_exec_step_messages (void)
                             "nice value"));
 }
 
+static void
+test_check_version (void)
+{
+  static const struct {
+    guint major, minor, micro;
+    const char *want;   /* NULL, or the start of the message */
+  } cases[] = {
+    /* This library's own version, and every one since its ABI began. */
+    { SPAWN_MAJOR_VERSION, SPAWN_MINOR_VERSION, SPAWN_MICRO_VERSION, NULL },
+    { 0, 2, 0, NULL },
+    { 0, 2, 99, NULL },
+    /* Newer than this one. */
+    { SPAWN_MAJOR_VERSION, SPAWN_MINOR_VERSION, SPAWN_MICRO_VERSION + 1, "libspawn version too old" },
+    { SPAWN_MAJOR_VERSION, SPAWN_MINOR_VERSION + 1, 0, "libspawn version too old" },
+    { SPAWN_MAJOR_VERSION + 1, 0, 0, "libspawn version too old" },
+    /* Before libspawn-1.so.1: another ABI (and header). */
+    { 0, 1, 0, "libspawn version too new" },
+    { 0, 1, 99, "libspawn version too new" },
+    { 0, 0, 0, "libspawn version too new" },
+  };
+  g_autofree char *running = g_strdup_printf ("%d.%d.%d", SPAWN_MAJOR_VERSION,
+                                              SPAWN_MINOR_VERSION, SPAWN_MICRO_VERSION);
+  guint i;
+
+  g_test_summary ("spawn_check_version() answers NULL for this version and every "
+                  "earlier one of the same ABI (0.2.0 on), and names the running "
+                  "version in what it says of a later one or of one before the ABI began, "
+                  "as glib_check_version()");
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *got = spawn_check_version (cases[i].major, cases[i].minor, cases[i].micro);
+
+      g_test_message ("%u.%u.%u: %s", cases[i].major, cases[i].minor, cases[i].micro,
+                      got != NULL ? got : "(null)");
+      if (cases[i].want == NULL)
+        {
+          g_assert_null (got);
+          continue;
+        }
+      g_assert_nonnull (got);
+      g_assert_true (g_str_has_prefix (got, cases[i].want));
+      g_assert_nonnull (strstr (got, running));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2383,6 +2428,7 @@ main (int argc, char **argv)
   g_test_add_func ("/spawn/backend/forced/subprocess/bogus", test_forced_bogus);
   g_test_add_func ("/spawn/backend/forced/subprocess/sigchld", test_forced_sigchld);
   g_test_add_func ("/spawn/errors/exec-step-messages", test_exec_step_messages);
+  g_test_add_func ("/spawn/version/check", test_check_version);
   testutil_add_backend_cases ("/spawn", cases, G_N_ELEMENTS (cases));
   return g_test_run ();
 }

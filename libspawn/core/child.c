@@ -423,8 +423,10 @@ _spawn_child_get_recheck_interval (SpawnChild *child)
  * Sends @signum to the child, never to a process that reused its PID:
  * through the clone fd or the pidfd where the backend has one; with the
  * sigchld backend, only while its PID is still the child's (nobody else
- * reaped it, same start time; see docs/design.md for the windows a
- * waitpid(-1) elsewhere still leaves).
+ * reaped it, same start time; see [the sigchld
+ * backend](design.html#what-the-sigchld-backend-can-and-cannot-guarantee)
+ * in the design notes for the windows a waitpid(-1) elsewhere still
+ * leaves).
  *
  * Returns: %TRUE if sent; %FALSE with %SPAWN_ERROR_SRCH if the child has
  *   already ended

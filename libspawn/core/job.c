@@ -86,7 +86,9 @@ G_DEFINE_TYPE_EXTENDED (SpawnJob, spawn_job, G_TYPE_OBJECT, G_TYPE_FLAG_FINAL, {
  * per child ([enum@Spawn.JobMode]), which a setsid() escapes;
  * [method@Spawn.Job.get_mode] says which.
  *
- * Neither GSubprocess nor QProcess has this; see docs/process.md.
+ * Neither GSubprocess nor QProcess has this; see [Process groups, sessions
+ * and jobs](process.html#process-groups-sessions-and-jobs-stopping-the-whole-tree)
+ * in the SpawnProcess guide.
  *
  * Since: 0.3
  */

@@ -575,7 +575,9 @@ out:
  * ends does not take the child with it); a setuid, setgid or
  * file-capabilities program loses that setting at exec and survives the
  * application.  Descendants of the child are never killed (a job is
- * what does that: [method@Spawn.Job.spawn]).  See docs/api.md.
+ * what does that: [method@Spawn.Job.spawn]).  See [Kill on
+ * close](api.html#kill-on-close-children-that-do-not-outlive-the-application)
+ * in the C API overview.
  *
  * With %SPAWN_CHILD_NEW_PROCESS_GROUP the child leads a new process
  * group, with %SPAWN_CHILD_NEW_SESSION a new session (and group): what

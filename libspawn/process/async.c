@@ -523,9 +523,11 @@ spawn_process_communicate_finish (SpawnProcess *self, GAsyncResult *result,
 /* UTF-8 */
 
 /* @bytes as a string, or FALSE with @error if it is not valid UTF-8 (a
- * NUL byte included: the string could not carry it). */
+ * NUL byte included: the string could not carry it).  @name is the
+ * channel's, @program the process's, for the message. */
 static gboolean
-async_to_utf8 (GBytes *bytes, const char *name, char **out, GError **error)
+async_to_utf8 (GBytes *bytes, const char *name, const char *program, char **out,
+               GError **error)
 {
   const char *data, *end;
   gsize len;
@@ -534,27 +536,36 @@ async_to_utf8 (GBytes *bytes, const char *name, char **out, GError **error)
   if (bytes == NULL)
     return TRUE;
   data = g_bytes_get_data (bytes, &len);
-  if (!g_utf8_validate_len (data != NULL ? data : "", len, &end))
+  if (data == NULL)
+    data = "";
+  if (!g_utf8_validate_len (data, len, &end))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "Invalid UTF-8 in the process's %s at offset %" G_GSIZE_FORMAT,
-                   name, (gsize) (end - (data != NULL ? data : "")));
+      if (end < data + len && *end == '\0')
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     "The %s of “%s” holds a NUL byte (at byte %" G_GSIZE_FORMAT "), "
+                     "which a string cannot carry", name, program, (gsize) (end - data));
+      else
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                     "The %s of “%s” is not valid UTF-8 (at byte %" G_GSIZE_FORMAT ")",
+                     name, program, (gsize) (end - data));
       return FALSE;
     }
-  *out = g_strndup (data != NULL ? data : "", len);
+  *out = g_strndup (data, len);
   return TRUE;
 }
 
 /* Both, or neither and FALSE. */
 static gboolean
-async_bytes_to_utf8 (GBytes *out, GBytes *err, char **stdout_buf, char **stderr_buf,
-               GError **error)
+async_bytes_to_utf8 (SpawnProcess *self, GBytes *out, GBytes *err, char **stdout_buf,
+                     char **stderr_buf, GError **error)
 {
+  const char *program = _spawn_process_program (self);
   g_autofree char *o = NULL;
   g_autofree char *e = NULL;
   gboolean ok;
 
-  ok = async_to_utf8 (out, "stdout", &o, error) && async_to_utf8 (err, "stderr", &e, error);
+  ok = async_to_utf8 (out, "stdout", program, &o, error) &&
+       async_to_utf8 (err, "stderr", program, &e, error);
   g_clear_pointer (&out, g_bytes_unref);
   g_clear_pointer (&err, g_bytes_unref);
   if (!ok)
@@ -611,7 +622,7 @@ spawn_process_communicate_utf8 (SpawnProcess *self, const char *stdin_buf,
   in = async_string_bytes (stdin_buf);
   if (!spawn_process_communicate (self, in, cancellable, &out, &err, error))
     return FALSE;
-  return async_bytes_to_utf8 (out, err, stdout_buf, stderr_buf, error);
+  return async_bytes_to_utf8 (self, out, err, stdout_buf, stderr_buf, error);
 }
 
 /**
@@ -676,5 +687,5 @@ spawn_process_communicate_utf8_finish (SpawnProcess *self, GAsyncResult *result,
   if (!g_task_propagate_boolean (G_TASK (result), error) ||
       !communicate_result (self, w, &out, &err, error))
     return FALSE;
-  return async_bytes_to_utf8 (out, err, stdout_buf, stderr_buf, error);
+  return async_bytes_to_utf8 (self, out, err, stdout_buf, stderr_buf, error);
 }

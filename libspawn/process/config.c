@@ -409,7 +409,12 @@ spawn_process_get_flags (SpawnProcess *self)
  *
  * When it expires the process gets SIGKILL and
  * #SpawnProcess::error-occurred says %SPAWN_PROCESS_ERROR_TIMED_OUT; its
- * end is reported as usual (a crash).  Applies from the next start.
+ * end is then reported with no %SPAWN_PROCESS_ERROR_CRASHED after it:
+ * #SpawnProcess::finished with %SPAWN_PROCESS_EXIT_CRASH and signal 9,
+ * and [method@Spawn.Process.get_error] keeps saying
+ * %SPAWN_PROCESS_ERROR_TIMED_OUT, so that code that only waits can tell
+ * the timeout from a SIGKILL sent by someone else (which is CRASHED).
+ * Applies from the next start.
  */
 void
 spawn_process_set_kill_timeout (SpawnProcess *self, int timeout_ms)
@@ -669,7 +674,9 @@ _spawn_process_init_config (SpawnProcess *self)
  * job's finalization kills what is left in it: with
  * %SPAWN_DISPOSE_LEAVE_RUNNING keep a reference to the job for as long
  * as the tree should run.
- * Neither GSubprocess nor QProcess has this: see docs/process.md.
+ * Neither GSubprocess nor QProcess has this: see [Process groups, sessions
+ * and jobs](process.html#process-groups-sessions-and-jobs-stopping-the-whole-tree)
+ * in the SpawnProcess guide.
  *
  * Since: 0.3
  */

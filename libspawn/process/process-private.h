@@ -95,6 +95,7 @@ struct _SpawnProcess {
   Channel channels[3];
   gboolean close_write_requested;
   gint64 kill_deadline;        /* monotonic µs, 0: none */
+  gboolean timed_out;          /* the kill timeout's SIGKILL reached the child */
   gint64 next_recheck;         /* monotonic µs, 0: none */
   guint64 read_count;          /* reads that brought data, for the waits */
   guint64 write_count;
@@ -133,6 +134,7 @@ struct _SpawnProcess {
     gboolean got[3];
     int err;
     SpawnExitInfo info;
+    gboolean timed_out;        /* ended by our kill timeout's SIGKILL */
   } end;
 };
 

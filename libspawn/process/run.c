@@ -253,6 +253,7 @@ _spawn_process_release_running (SpawnProcess *self)
   g_clear_pointer (&self->child, spawn_child_unref);
   self->end_held = FALSE;
   self->kill_deadline = 0;
+  self->timed_out = FALSE;
   self->next_recheck = 0;
 }
 
@@ -288,7 +289,12 @@ run_emit_end (SpawnProcess *self)
                             "The exit status of “%s” was lost: reaped by someone "
                             "else (%s)", _spawn_process_program (self),
                             g_strerror (-self->end.err));
-          else if (info->kind != SPAWN_EXIT_EXITED)
+          /* Killed by our kill timeout: its TIMED_OUT, already emitted,
+           * said so and stays the run's error (spawn_process_get_error()),
+           * so that code that only waits can tell it from someone
+           * else's SIGKILL. */
+          else if (info->kind != SPAWN_EXIT_EXITED &&
+                   !(self->end.timed_out && info->status == SIGKILL))
             {
               g_autofree char *how = run_describe_signal (info);
 
@@ -324,6 +330,7 @@ static void
 run_finish (SpawnProcess *self, int err, const SpawnExitInfo *ended)
 {
   gboolean got[3] = { FALSE, FALSE, FALSE };
+  gboolean timed_out = self->timed_out;
   SpawnExitInfo info;
 
   /* Whatever it wrote before it ended is in the pipes by now. */
@@ -358,6 +365,7 @@ run_finish (SpawnProcess *self, int err, const SpawnExitInfo *ended)
   memcpy (self->end.got, got, sizeof got);
   self->end.err = err;
   self->end.info = info;
+  self->end.timed_out = timed_out;
   /* Not running from here on, so handlers cannot reach the child. */
   run_set_state (self, SPAWN_PROCESS_NOT_RUNNING);
   run_emit_end (self);
@@ -377,11 +385,14 @@ run_check_deadlines (SpawnProcess *self)
     {
       self->kill_deadline = 0;
       if (_spawn_process_signal_child (self, SIGKILL, NULL))
-        run_emit_error (self, SPAWN_PROCESS_ERROR_TIMED_OUT,
-                        "“%s” (PID %d) still ran after its kill timeout of %d ms "
-                        "and was killed", _spawn_process_program (self),
-                        (int) spawn_child_get_pid (self->child),
-                        self->started.kill_timeout_ms);
+        {
+          self->timed_out = TRUE;
+          run_emit_error (self, SPAWN_PROCESS_ERROR_TIMED_OUT,
+                          "“%s” (PID %d) still ran after its kill timeout of %d ms "
+                          "and was killed", _spawn_process_program (self),
+                          (int) spawn_child_get_pid (self->child),
+                          self->started.kill_timeout_ms);
+        }
     }
   if (self->state == SPAWN_PROCESS_RUNNING && self->next_recheck > 0 &&
       now >= self->next_recheck)
