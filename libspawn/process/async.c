@@ -145,6 +145,7 @@ static gboolean
 async_stdin_is_pipe (SpawnProcess *self)
 {
   return self->started.modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_PIPE ||
+         self->started.modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_PTY ||
          self->started.modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_STREAM;
 }
 
