@@ -50,6 +50,10 @@ gboolean    spawn_pty_get_size (SpawnPty *pty, guint16 *rows, guint16 *columns,
 SPAWN_AVAILABLE_IN_0_3
 GBytes     *spawn_pty_read_bytes (SpawnPty *pty, gsize count, GError **error);
 SPAWN_AVAILABLE_IN_0_3
+GInputStream  *spawn_pty_get_input_stream (SpawnPty *pty);
+SPAWN_AVAILABLE_IN_0_3
+GOutputStream *spawn_pty_get_output_stream (SpawnPty *pty);
+SPAWN_AVAILABLE_IN_0_3
 SpawnChild *spawn_pty_spawn (SpawnPty            *pty,
                              const char          *working_directory,
                              const char * const  *argv,

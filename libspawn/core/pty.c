@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gio/gunixoutputstream.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <termios.h>
@@ -45,6 +46,9 @@ struct _SpawnPty {
   int master;
   int slave;                 /* -1 once closed */
   char *slave_name;
+  GMutex lock;               /* guards the streams, made on first use */
+  GInputStream *input;
+  GOutputStream *output;
 };
 
 G_DEFINE_BOXED_TYPE (SpawnPty, spawn_pty, spawn_pty_ref, spawn_pty_unref)
@@ -93,6 +97,9 @@ pty_close (SpawnPty *pty)
   if (pty->master >= 0)
     close (pty->master);
   spawn_pty_close_slave (pty);
+  g_clear_object (&pty->input);
+  g_clear_object (&pty->output);
+  g_mutex_clear (&pty->lock);
   g_free (pty->slave_name);
   g_free (pty);
 }
@@ -124,6 +131,7 @@ spawn_pty_new (guint16 rows, guint16 columns, GError **error)
 
   pty = g_new0 (SpawnPty, 1);
   g_atomic_ref_count_init (&pty->ref);
+  g_mutex_init (&pty->lock);
   pty->master = pty->slave = -1;
   err = pty_open_pair (pty);
   if (err == 0 && !spawn_pty_set_size (pty, rows != 0 ? rows : 24,
@@ -355,6 +363,72 @@ spawn_pty_read_bytes (SpawnPty *pty, gsize count, GError **error)
       return NULL;
     }
   return g_bytes_new_take (g_steal_pointer (&buf), n);
+}
+
+/* A copy of the master for a stream, above stdio; -1 if none can be had
+ * (the fd table is full), which the stream then reports on its first
+ * read or write (EBADF). */
+static int
+pty_master_copy (SpawnPty *pty)
+{
+  return fcntl (pty->master, F_DUPFD_CLOEXEC, 3);
+}
+
+/**
+ * spawn_pty_get_input_stream:
+ * @pty: a pseudo-terminal
+ *
+ * The master as a stream to read the child's output from, pollable and
+ * asynchronous as a #GUnixInputStream, made at the first call (on a copy
+ * of the master).  Where a plain #GUnixInputStream on the master would
+ * fail with %G_IO_ERROR_FAILED at the end, its reads return 0 (end of
+ * file) once every process holding the slave has gone and all they
+ * wrote has been read.  Closing it leaves the master open.
+ *
+ * Returns: (transfer none): the stream
+ *
+ * Since: 0.3
+ */
+GInputStream *
+spawn_pty_get_input_stream (SpawnPty *pty)
+{
+  GInputStream *stream;
+
+  g_return_val_if_fail (pty != NULL, NULL);
+  g_mutex_lock (&pty->lock);
+  if (pty->input == NULL)
+    pty->input = _spawn_pty_input_stream_new (pty_master_copy (pty));
+  stream = pty->input;
+  g_mutex_unlock (&pty->lock);
+  return stream;
+}
+
+/**
+ * spawn_pty_get_output_stream:
+ * @pty: a pseudo-terminal
+ *
+ * The master as a stream to write the child's input to (its keyboard,
+ * through the line discipline), made at the first call (on a copy of
+ * the master).  Closing it does not give the child end of file, as
+ * closing a pipe would: a terminal's end of file is a character, ^D at
+ * the start of a line in canonical mode.
+ *
+ * Returns: (transfer none): the stream
+ *
+ * Since: 0.3
+ */
+GOutputStream *
+spawn_pty_get_output_stream (SpawnPty *pty)
+{
+  GOutputStream *stream;
+
+  g_return_val_if_fail (pty != NULL, NULL);
+  g_mutex_lock (&pty->lock);
+  if (pty->output == NULL)
+    pty->output = g_unix_output_stream_new (pty_master_copy (pty), TRUE);
+  stream = pty->output;
+  g_mutex_unlock (&pty->lock);
+  return stream;
 }
 
 #define PTY_STDIO_FLAGS (G_SPAWN_STDIN_FROM_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDIN | \
