@@ -118,6 +118,9 @@ typedef enum {
  *   controlling terminal ([method@Spawn.Process.get_pty]).  All the
  *   channels in this mode share one terminal, which has one output: with
  *   stdout and stderr on it, both come through stdout.  Since: 0.3
+ * @SPAWN_CHANNEL_PTY_STREAM: the pseudo-terminal of %SPAWN_CHANNEL_PTY,
+ *   handed out as a GIO stream as %SPAWN_CHANNEL_STREAM hands out a pipe;
+ *   the input streams read the terminal's end as end of file.  Since: 0.3
  *
  * Where one of the process's standard channels goes.
  */
@@ -130,6 +133,7 @@ typedef enum {
   SPAWN_CHANNEL_FD,
   SPAWN_CHANNEL_STREAM,
   SPAWN_CHANNEL_PTY,
+  SPAWN_CHANNEL_PTY_STREAM,
 } SpawnChannelMode;
 
 /**

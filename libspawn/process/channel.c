@@ -112,7 +112,7 @@ spawn_process_get_stdin_pipe (SpawnProcess *self)
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
   s = self->channels[SPAWN_PROCESS_STDIN].stream;
-  return self->started.modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_STREAM ? (GOutputStream *) s
+  return _spawn_process_mode_is_stream (self->started.modes[SPAWN_PROCESS_STDIN]) ? (GOutputStream *) s
                                                                            : NULL;
 }
 
@@ -121,7 +121,7 @@ channel_output_stream (SpawnProcess *self, SpawnProcessChannel i)
 {
   GObject *s = self->channels[i].stream;
 
-  return self->started.modes[i] == SPAWN_CHANNEL_STREAM ? (GInputStream *) s : NULL;
+  return _spawn_process_mode_is_stream (self->started.modes[i]) ? (GInputStream *) s : NULL;
 }
 
 /**
@@ -225,7 +225,7 @@ channel_type_eof (SpawnProcess *self, Channel *c)
   struct termios t;
   char eof[2];
 
-  if (self->started.modes[SPAWN_PROCESS_STDIN] != SPAWN_CHANNEL_PTY ||
+  if (!_spawn_process_mode_is_pty (self->started.modes[SPAWN_PROCESS_STDIN]) ||
       tcgetattr (c->fd, &t) < 0 || !(t.c_lflag & ICANON) ||
       t.c_cc[VEOF] == _POSIX_VDISABLE)
     return;
@@ -356,7 +356,7 @@ _spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean
       /* A terminal's master reads EIO once every holder of the slave has
        * gone: its end of file, which n_tty_read() answers only after what
        * they wrote has been read (it flushes the buffer work first). */
-      if (n < 0 && errno == EIO && self->started.modes[i] == SPAWN_CHANNEL_PTY)
+      if (n < 0 && errno == EIO && _spawn_process_mode_is_pty (self->started.modes[i]))
         n = 0;
       g_byte_array_set_size (c->data, len + MAX (n, 0));
       if (n > 0)
@@ -387,7 +387,7 @@ _spawn_process_channel_buffered (SpawnProcess *self, SpawnProcessChannel i)
 {
   return self->started.modes[i] == SPAWN_CHANNEL_PIPE ||
          self->started.modes[i] == SPAWN_CHANNEL_PTY ||
-         (self->started.modes[i] == SPAWN_CHANNEL_STREAM && self->channels[i].adopted);
+         (_spawn_process_mode_is_stream (self->started.modes[i]) && self->channels[i].adopted);
 }
 
 /* What is left in the pipe @fd of a process that has ended, into @c's
@@ -422,7 +422,8 @@ _spawn_process_adopt_stream (SpawnProcess *self, SpawnProcessChannel i, GError *
   gboolean closed, pending;
   int fd;
 
-  if (self->started.modes[i] != SPAWN_CHANNEL_STREAM || c->stream == NULL || c->adopted)
+  if (!_spawn_process_mode_is_stream (self->started.modes[i]) || c->stream == NULL ||
+      c->adopted)
     return TRUE;
   if (i == SPAWN_PROCESS_STDIN)
     {

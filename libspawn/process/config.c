@@ -191,7 +191,8 @@ spawn_process_unsetenv (SpawnProcess *self, const char *name)
  *   another mode closes the fd given there); %SPAWN_CHANNEL_STREAM hands
  *   the pipe out as a stream at each start ([method@Spawn.Process.get_stdout_pipe]);
  *   %SPAWN_CHANNEL_PTY puts the channel on a pseudo-terminal, one for all
- *   the channels in that mode ([method@Spawn.Process.get_pty])
+ *   the channels in that mode and %SPAWN_CHANNEL_PTY_STREAM
+ *   ([method@Spawn.Process.get_pty])
  *
  * Chooses where one of the standard channels of the program goes, for the
  * following starts.
@@ -202,7 +203,7 @@ spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
 {
   g_return_if_fail (SPAWN_IS_PROCESS (self));
   g_return_if_fail (channel <= SPAWN_PROCESS_STDERR);
-  g_return_if_fail (mode <= SPAWN_CHANNEL_PTY);
+  g_return_if_fail (mode <= SPAWN_CHANNEL_PTY_STREAM);
   g_return_if_fail (mode != SPAWN_CHANNEL_MERGE || channel == SPAWN_PROCESS_STDERR);
   g_return_if_fail (mode != SPAWN_CHANNEL_FILE || self->files[channel] != NULL);
   g_return_if_fail (mode != SPAWN_CHANNEL_FD || self->channel_fds[channel] >= 0);

@@ -83,25 +83,44 @@ launch_open_pipe (SpawnProcess *self, SpawnProcessChannel i, int *ours, int *the
   return TRUE;
 }
 
-/* Channel @i on the terminal: the child gets a copy of the slave, and
- * the channel a copy of the master (non-blocking, as a pipe's end of
- * ours).  A terminal has one output: stderr next to a stdout on it is
- * read through stdout's channel, as SPAWN_CHANNEL_MERGE is. */
+/* Our end of channel @i on the terminal, a copy of its master: the
+ * channel's fd, or for SPAWN_CHANNEL_PTY_STREAM its stream.  All the
+ * copies share the master's open file, and so O_NONBLOCK, which the
+ * streams cope with: they poll before they read or write. */
 static gboolean
-launch_open_pty (SpawnProcess *self, SpawnProcessChannel i, Plumbing *p, GError **error)
+launch_open_master (SpawnProcess *self, SpawnProcessChannel i, SpawnChannelMode mode,
+                    Plumbing *p)
 {
   Channel *c = &self->channels[i];
+  int fd = fcntl (spawn_pty_get_master_fd (p->pty), F_DUPFD_CLOEXEC, 3);
+
+  if (fd < 0)
+    return FALSE;
+  fcntl (fd, F_SETFL, O_NONBLOCK);
+  if (mode == SPAWN_CHANNEL_PTY)
+    c->fd = fd;
+  else if (i == SPAWN_PROCESS_STDIN)
+    c->stream = G_OBJECT (g_unix_output_stream_new (fd, TRUE));
+  else
+    c->stream = G_OBJECT (_spawn_pty_input_stream_new (fd));
+  return TRUE;
+}
+
+/* Channel @i on the terminal: the child gets a copy of the slave, and
+ * the channel a copy of the master.  A terminal has one output: stderr
+ * next to a stdout on it is read through stdout's channel, as
+ * SPAWN_CHANNEL_MERGE is. */
+static gboolean
+launch_open_pty (SpawnProcess *self, SpawnProcessChannel i, SpawnChannelMode mode,
+                 Plumbing *p, GError **error)
+{
   int *theirs = &p->child_fds[i];
 
   *theirs = fcntl (spawn_pty_get_slave_fd (p->pty), F_DUPFD_CLOEXEC, 3);
-  if (*theirs >= 0 && !(i == SPAWN_PROCESS_STDERR &&
-                        self->modes[SPAWN_PROCESS_STDOUT] == SPAWN_CHANNEL_PTY))
-    {
-      c->fd = fcntl (spawn_pty_get_master_fd (p->pty), F_DUPFD_CLOEXEC, 3);
-      if (c->fd >= 0)
-        fcntl (c->fd, F_SETFL, O_NONBLOCK);
-    }
-  if (*theirs >= 0 && (c->fd >= 0 || i == SPAWN_PROCESS_STDERR))
+  if (*theirs >= 0 &&
+      ((i == SPAWN_PROCESS_STDERR &&
+        _spawn_process_mode_is_pty (self->modes[SPAWN_PROCESS_STDOUT])) ||
+       launch_open_master (self, i, mode, p)))
     return TRUE;
   g_propagate_error (error, _spawn_error_new (errno, "%s of “%s”: cannot use its "
                                               "pseudo-terminal %s",
@@ -137,7 +156,8 @@ launch_open_channel (SpawnProcess *self, SpawnProcessChannel i, SpawnChannelMode
                                            : G_OBJECT (g_unix_input_stream_new (ours, TRUE));
       return TRUE;
     case SPAWN_CHANNEL_PTY:
-      return launch_open_pty (self, i, p, error);
+    case SPAWN_CHANNEL_PTY_STREAM:
+      return launch_open_pty (self, i, mode, p, error);
     case SPAWN_CHANNEL_MERGE:
       /* Only stderr can be merged (set_channel_mode checks). */
       if (p->flags & G_SPAWN_STDOUT_TO_DEV_NULL)
@@ -187,7 +207,7 @@ launch_open_terminal (SpawnProcess *self, gboolean detached, Plumbing *p, GError
 
   p->pty = NULL;
   for (i = 0; i < 3 && !detached; i++)
-    if (self->modes[i] == SPAWN_CHANNEL_PTY)
+    if (_spawn_process_mode_is_pty (self->modes[i]))
       {
         p->pty = spawn_pty_new (self->window_rows, self->window_columns, &local_error);
         if (p->pty != NULL)
@@ -223,7 +243,7 @@ launch_plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error
       SpawnChannelMode mode = self->modes[i];
 
       if ((mode == SPAWN_CHANNEL_PIPE || mode == SPAWN_CHANNEL_STREAM ||
-           mode == SPAWN_CHANNEL_PTY) && detached)
+           _spawn_process_mode_is_pty (mode)) && detached)
         mode = SPAWN_CHANNEL_FORWARD;
       /* The last run's stream goes (unless the caller holds it). */
       if (!detached)

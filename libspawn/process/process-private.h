@@ -203,6 +203,20 @@ struct _SpawnProcessSync {
   GError *error;               /* why begin failed */
 };
 
+/* Whether channels in @mode are on the pseudo-terminal, or are handed
+ * out as GIO streams. */
+static inline gboolean
+_spawn_process_mode_is_pty (SpawnChannelMode mode)
+{
+  return mode == SPAWN_CHANNEL_PTY || mode == SPAWN_CHANNEL_PTY_STREAM;
+}
+
+static inline gboolean
+_spawn_process_mode_is_stream (SpawnChannelMode mode)
+{
+  return mode == SPAWN_CHANNEL_STREAM || mode == SPAWN_CHANNEL_PTY_STREAM;
+}
+
 /* Bytes of @c still to write (stdin) or to read (stdout, stderr). */
 static inline gsize
 _spawn_process_pending (const Channel *c)
