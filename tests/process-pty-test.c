@@ -11,6 +11,7 @@
  * (/spawn/pty/<backend>/...).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -372,6 +373,150 @@ test_restart (gconstpointer data)
   events_clear (&ev);
 }
 
+/* Everything @stream gives until its end of file, which must come
+ * without an error. */
+static char *
+read_stream_to_end (GInputStream *stream)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  char buf[4096];
+  GError *error = NULL;
+  gssize n;
+
+  while ((n = g_input_stream_read (stream, buf, sizeof buf, NULL, &error)) > 0)
+    g_string_append_len (out, buf, n);
+  g_assert_no_error (error);
+  g_assert_cmpint (n, ==, 0);
+  return g_strdup (out->str);
+}
+
+static void
+test_stream (gconstpointer data)
+{
+  g_autoptr (SpawnProcess) proc = testutil_helper_process ("cat", NULL);
+  g_autofree char *out = NULL;
+  GOutputStream *in;
+  GError *error = NULL;
+  int i;
+
+  g_test_summary ("SPAWN_CHANNEL_PTY_STREAM: GIO streams on the terminal's "
+                  "master; a line written is echoed and copied, ^D written "
+                  "ends `cat`, and the input stream reads the master's EIO as "
+                  "end of file, not as G_IO_ERROR_FAILED");
+  if (!testutil_use_backend (data))
+    return;
+  for (i = 0; i < 3; i++)
+    spawn_process_set_channel_mode (proc, i, SPAWN_CHANNEL_PTY_STREAM);
+  testutil_start_ok (proc);
+  g_assert_null (spawn_process_get_stderr_pipe (proc));
+  in = spawn_process_get_stdin_pipe (proc);
+  g_assert_nonnull (in);
+  g_assert_true (g_output_stream_write_all (in, "hello\n\004", 7, NULL, NULL, &error));
+  g_assert_no_error (error);
+  out = read_stream_to_end (spawn_process_get_stdout_pipe (proc));
+  g_assert_cmpstr (out, ==, "hello\r\nhello\r\n");
+  wait_finished_ok (proc, WAIT_MS);
+  g_assert_true (spawn_process_get_successful (proc));
+}
+
+static void
+on_read_bytes (GObject *source, GAsyncResult *result, gpointer data)
+{
+  GString *out = data;
+  GError *error = NULL;
+  g_autoptr (GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (source),
+                                                               result, &error);
+
+  g_assert_no_error (error);
+  if (g_bytes_get_size (bytes) == 0)
+    {
+      g_string_append (out, "<eof>");
+      return;
+    }
+  g_string_append_len (out, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+  g_input_stream_read_bytes_async (G_INPUT_STREAM (source), 4096, G_PRIORITY_DEFAULT, NULL,
+                                   on_read_bytes, out);
+}
+
+static gboolean
+string_ends_eof (gpointer data)
+{
+  return g_str_has_suffix (((GString *) data)->str, "<eof>");
+}
+
+static void
+test_stream_async (gconstpointer data)
+{
+  g_autoptr (SpawnProcess) proc = testutil_helper_process ("tty-check", NULL);
+  g_autoptr (GString) out = g_string_new (NULL);
+
+  g_test_summary ("the input stream of a SPAWN_CHANNEL_PTY_STREAM stdout read "
+                  "asynchronously, from the main loop, to its end of file");
+  if (!testutil_use_backend (data))
+    return;
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDIN, SPAWN_CHANNEL_PTY);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_PTY_STREAM);
+  spawn_process_set_channel_mode (proc, SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_PTY);
+  testutil_start_ok (proc);
+  g_input_stream_read_bytes_async (spawn_process_get_stdout_pipe (proc), 4096,
+                                   G_PRIORITY_DEFAULT, NULL, on_read_bytes, out);
+  g_assert_true (iterate_until (string_ends_eof, out, WAIT_MS));
+  g_assert_cmpstr (out->str, ==, "isatty 0=1 1=1 2=1 ctty=1 leader=1 fg=1\r\n<eof>");
+  wait_finished_ok (proc, WAIT_MS);
+  g_assert_true (spawn_process_get_successful (proc));
+}
+
+static void
+test_stream_communicate (gconstpointer data)
+{
+  g_autoptr (SpawnProcess) proc = testutil_helper_process ("cat", NULL);
+  g_autofree char *out = NULL;
+  GError *error = NULL;
+  int i;
+
+  g_test_summary ("communicate() takes SPAWN_CHANNEL_PTY_STREAM channels back "
+                  "from their streams, as it does pipes, and ends the input "
+                  "with the terminal's ^D");
+  if (!testutil_use_backend (data))
+    return;
+  for (i = 0; i < 3; i++)
+    spawn_process_set_channel_mode (proc, i, SPAWN_CHANNEL_PTY_STREAM);
+  testutil_start_ok (proc);
+  g_assert_true (spawn_process_communicate_utf8 (proc, "abc", NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (out, ==, "abcabc");
+  g_assert_true (spawn_process_get_successful (proc));
+}
+
+static void
+test_lower_layer_stream (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "tty-check", NULL };
+  g_autoptr (SpawnPty) pty = NULL;
+  g_autoptr (SpawnChild) child = NULL;
+  g_autofree char *out = NULL;
+  SpawnExitInfo info;
+  GError *error = NULL;
+
+  g_test_summary ("spawn_pty_get_input_stream(): the master read through GIO, "
+                  "to an end of file where read(2) says EIO");
+  if (!testutil_use_backend (data))
+    return;
+  pty = spawn_pty_new (0, 0, &error);
+  g_assert_no_error (error);
+  child = spawn_pty_spawn (pty, NULL, argv, NULL, 0, SPAWN_CHILD_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_true (spawn_pty_get_input_stream (pty) == spawn_pty_get_input_stream (pty));
+  out = read_stream_to_end (spawn_pty_get_input_stream (pty));
+  g_assert_cmpstr (out, ==, "isatty 0=1 1=1 2=1 ctty=1 leader=1 fg=1\r\n");
+  g_assert_true (spawn_child_wait (child, &info, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (info.status, ==, 0);
+  /* The master is still ours: the stream had a copy. */
+  g_assert_true (g_input_stream_close (spawn_pty_get_input_stream (pty), NULL, NULL));
+  g_assert_cmpint (fcntl (spawn_pty_get_master_fd (pty), F_GETFD), >=, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -384,7 +529,11 @@ main (int argc, char **argv)
     { "drain", test_drain },
     { "communicate", test_communicate },
     { "restart", test_restart },
+    { "stream", test_stream },
+    { "stream-async", test_stream_async },
+    { "stream-communicate", test_stream_communicate },
     { "lower-layer", test_lower_layer },
+    { "lower-layer-stream", test_lower_layer_stream },
     { "no-terminal", test_no_terminal },
   };
 
