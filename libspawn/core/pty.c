@@ -37,7 +37,9 @@
  * ([method@Spawn.Process.get_pty]).  Reading the master once every
  * process holding the slave has gone fails with EIO: that is the end of
  * file, which [method@Spawn.Pty.read_bytes] reports as such, after what
- * was still buffered.  docs/pty.md compares it with VtePty and KPtyProcess.
+ * was still buffered.  Unlike KPtyProcess, which keeps one terminal for
+ * the object's life, a #SpawnProcess opens a new one at each start, and
+ * reads it through the calls and signals it has for pipes.
  *
  * Since: 0.3
  */
