@@ -32,7 +32,7 @@
  * emulator's shell does.  What VTE calls `VtePty` and KDE's KPty library
  * `KPtyDevice`; GIO's #GSubprocess has no counterpart.
  *
- * [func@Spawn.Pty.spawn] starts a program on it; a #SpawnProcess makes
+ * [method@Spawn.Pty.spawn] starts a program on it; a #SpawnProcess makes
  * one itself for its %SPAWN_CHANNEL_PTY channels
  * ([method@Spawn.Process.get_pty]).  Reading the master once every
  * process holding the slave has gone fails with EIO: that is the end of
@@ -115,7 +115,7 @@ pty_close (SpawnPty *pty)
  * Opens a new pseudo-terminal (posix_openpt(3)) of @rows × @columns, its
  * settings the kernel's defaults (canonical input, echo, ^C for SIGINT).
  * Both ends are close-on-exec: a child gets the slave only through
- * [func@Spawn.Pty.spawn] or as an fd given to [func@Spawn.async_fd_full].
+ * [method@Spawn.Pty.spawn] or as an fd given to [func@Spawn.async_fd_full].
  *
  * Returns: (transfer full) (nullable): the terminal, or %NULL with a
  *   %SPAWN_ERROR (%SPAWN_ERROR_NFILE, %SPAWN_ERROR_MFILE, or
@@ -152,6 +152,8 @@ spawn_pty_new (guint16 rows, guint16 columns, GError **error)
 /**
  * spawn_pty_ref:
  * @pty: a pseudo-terminal
+ *
+ * Takes another reference on @pty.
  *
  * Returns: (transfer full): @pty, with one more reference
  *
@@ -210,7 +212,7 @@ spawn_pty_get_master_fd (SpawnPty *pty)
  *
  * The child's end, to give as stdin, stdout and stderr to
  * [func@Spawn.async_fd_full] with %SPAWN_CHILD_CONTROLLING_TERMINAL (which
- * [func@Spawn.Pty.spawn] does), then to close with
+ * [method@Spawn.Pty.spawn] does), then to close with
  * [method@Spawn.Pty.close_slave].  It stays @pty's: do not close it.
  *
  * Returns: the slave's fd, or -1 once closed
@@ -227,6 +229,9 @@ spawn_pty_get_slave_fd (SpawnPty *pty)
 /**
  * spawn_pty_get_slave_name:
  * @pty: a pseudo-terminal
+ *
+ * The slave's device name, for messages and for a program that wants to
+ * open the terminal by name.
  *
  * Returns: (type filename): the slave's device, as ptsname(3) names it
  *   (`/dev/pts/N`)
@@ -245,7 +250,7 @@ spawn_pty_get_slave_name (SpawnPty *pty)
  * @pty: a pseudo-terminal
  *
  * Closes our copy of the slave, once the child has its own: as long as
- * we hold it, the master never reads end of file.  [func@Spawn.Pty.spawn]
+ * we hold it, the master never reads end of file.  [method@Spawn.Pty.spawn]
  * does it for you.  Closing it twice does nothing.
  *
  * Since: 0.3
