@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
@@ -521,6 +522,76 @@ test_lower_layer_stream (gconstpointer data)
   g_assert_cmpint (fcntl (spawn_pty_get_master_fd (pty), F_GETFD), >=, 0);
 }
 
+/* Fills the fd table (below a lowered RLIMIT_NOFILE) but for @room
+ * descriptors; returns the fillers, to close. */
+static GArray *
+fill_fd_table (int room)
+{
+  struct rlimit rl = { 64, 64 };
+  GArray *fillers = g_array_new (FALSE, FALSE, sizeof (int));
+  int fd;
+
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &rl));
+  while ((fd = dup (0)) >= 0)
+    g_array_append_val (fillers, fd);
+  g_assert_cmpint (errno, ==, EMFILE);
+  for (; room > 0; room--)
+    {
+      close (g_array_index (fillers, int, fillers->len - 1));
+      g_array_set_size (fillers, fillers->len - 1);
+    }
+  return fillers;
+}
+
+static void
+close_fillers (GArray *fillers)
+{
+  guint i;
+
+  for (i = 0; i < fillers->len; i++)
+    close (g_array_index (fillers, int, i));
+  g_array_unref (fillers);
+}
+
+static void
+test_fd_table_full (gconstpointer data)
+{
+  Events ev = { 0 };
+  g_autoptr (SpawnProcess) proc = NULL;
+  GError *error = NULL;
+  int fds_before, room;
+
+  g_test_summary ("no room for the terminal (no fd at all, or the master but "
+                  "not the slave): spawn_pty_new() and a start with PTY "
+                  "channels fail with SPAWN_ERROR_MFILE, the message naming "
+                  "the program, and leave no descriptor or child behind");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  warm_up ();
+  proc = pty_process (&ev, "tty-check", NULL);
+  fds_before = testutil_count_fds ();
+  for (room = 0; room < 2; room++)
+    {
+      GArray *fillers = fill_fd_table (room);
+      SpawnPty *pty = spawn_pty_new (0, 0, &error);
+
+      g_assert_null (pty);
+      g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_MFILE);
+      g_assert_nonnull (strstr (error->message, "pseudo-terminal"));
+      g_clear_error (&error);
+      g_assert_false (spawn_process_start (proc, &error));
+      g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_MFILE);
+      g_assert_nonnull (strstr (error->message, testutil_helper));
+      g_clear_error (&error);
+      close_fillers (fillers);
+      g_assert_cmpint (testutil_count_fds (), ==, fds_before);
+    }
+  g_assert_cmpint (ev.started, ==, 0);
+  g_assert_null (spawn_process_get_pty (proc));
+  testutil_assert_no_children ();
+  events_clear (&ev);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -539,6 +610,7 @@ main (int argc, char **argv)
     { "lower-layer", test_lower_layer },
     { "lower-layer-stream", test_lower_layer_stream },
     { "no-terminal", test_no_terminal },
+    { "fd-table-full", test_fd_table_full },
   };
 
   testutil_init (&argc, &argv);

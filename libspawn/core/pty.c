@@ -331,7 +331,7 @@ spawn_pty_get_size (SpawnPty *pty, guint16 *rows, guint16 *columns, GError **err
 /**
  * spawn_pty_read_bytes:
  * @pty: a pseudo-terminal
- * @count: the most to read
+ * @count: the most to read, at least 1
  * @error: return location for a #GError
  *
  * Reads what the child wrote to its terminal from the master, blocking
@@ -352,9 +352,10 @@ spawn_pty_read_bytes (SpawnPty *pty, gsize count, GError **error)
   ssize_t n;
 
   g_return_val_if_fail (pty != NULL, NULL);
+  g_return_val_if_fail (count > 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  buf = g_malloc (MAX (count, 1));
+  buf = g_malloc (count);
   do
     n = read (pty->master, buf, count);
   while (n < 0 && errno == EINTR);
