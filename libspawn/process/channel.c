@@ -112,8 +112,8 @@ spawn_process_get_stdin_pipe (SpawnProcess *self)
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
   s = self->channels[SPAWN_PROCESS_STDIN].stream;
-  return _spawn_process_mode_is_stream (self->started.modes[SPAWN_PROCESS_STDIN]) ? (GOutputStream *) s
-                                                                           : NULL;
+  return _spawn_process_mode_is_stream (self->started.modes[SPAWN_PROCESS_STDIN])
+           ? (GOutputStream *) s : NULL;
 }
 
 static GInputStream *
