@@ -6,6 +6,7 @@
  *     #include <libspawn/libspawn.h>   // pkg-config --cflags --libs libspawn-1
  *
  * spawn-async.h: spawn_async_fd(), SpawnChild and its watch;
+ * spawn-pty.h: SpawnPty, a pseudo-terminal for a child;
  * spawn-process.h: SpawnProcess, the QProcess-style object;
  * spawn-enum-types.h (generated): the GTypes of their enums and flags.
  *
@@ -18,6 +19,7 @@
 #include <libspawn/spawn-version.h>
 #include <libspawn/spawn-version-macros.h>
 #include <libspawn/spawn-async.h>
+#include <libspawn/spawn-pty.h>
 #include <libspawn/spawn-process.h>
 #include <libspawn/spawn-job.h>
 #include <libspawn/spawn-enum-types.h>

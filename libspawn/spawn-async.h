@@ -213,6 +213,13 @@ SpawnChild *spawn_async_fd (const char           *working_directory,
  * @SPAWN_CHILD_NEW_SESSION: the child starts a session of its own
  *   (setsid() before exec), and with it a process group, and loses its
  *   controlling terminal.  Since: 0.3
+ * @SPAWN_CHILD_CONTROLLING_TERMINAL: the child starts a session of its
+ *   own (as %SPAWN_CHILD_NEW_SESSION) whose controlling terminal is the
+ *   terminal on its stdin, stdout or stderr (the first that is one,
+ *   TIOCSCTTY before exec): give it the slave of a [struct@Spawn.Pty].
+ *   Without a terminal on any of them the start fails with
+ *   %SPAWN_ERROR_FAILED ("Failed to give a controlling terminal to…:
+ *   Inappropriate ioctl for device").  Since: 0.3
  *
  * What [func@Spawn.async_fd_full] adds to #GSpawnFlags, which are GLib's.
  */
@@ -221,6 +228,7 @@ typedef enum {
   SPAWN_CHILD_KILL_ON_CLOSE = 1 << 0,
   SPAWN_CHILD_NEW_PROCESS_GROUP = 1 << 1,
   SPAWN_CHILD_NEW_SESSION = 1 << 2,
+  SPAWN_CHILD_CONTROLLING_TERMINAL = 1 << 3,
 } SpawnChildFlags;
 
 SPAWN_AVAILABLE_IN_0_2

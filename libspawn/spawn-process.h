@@ -19,6 +19,7 @@
 
 #include <libspawn/spawn-async.h>
 #include <libspawn/spawn-job.h>
+#include <libspawn/spawn-pty.h>
 
 G_BEGIN_DECLS
 
@@ -114,6 +115,14 @@ typedef enum {
  *   [method@Spawn.Process.set_channel_fd]
  * @SPAWN_CHANNEL_STREAM: a pipe to us, handed out as a GIO stream
  *   ([method@Spawn.Process.get_stdin_pipe] and friends) instead of buffered
+ * @SPAWN_CHANNEL_PTY: a pseudo-terminal, buffered as a pipe is: the
+ *   program runs in a session of its own with the terminal as its
+ *   controlling terminal ([method@Spawn.Process.get_pty]).  All the
+ *   channels in this mode share one terminal, which has one output: with
+ *   stdout and stderr on it, both come through stdout.  Since: 0.3
+ * @SPAWN_CHANNEL_PTY_STREAM: the pseudo-terminal of %SPAWN_CHANNEL_PTY,
+ *   handed out as a GIO stream as %SPAWN_CHANNEL_STREAM hands out a pipe;
+ *   the input streams read the terminal's end as end of file.  Since: 0.3
  *
  * Where one of the process's standard channels goes.
  */
@@ -125,6 +134,8 @@ typedef enum {
   SPAWN_CHANNEL_FILE,
   SPAWN_CHANNEL_FD,
   SPAWN_CHANNEL_STREAM,
+  SPAWN_CHANNEL_PTY,
+  SPAWN_CHANNEL_PTY_STREAM,
 } SpawnChannelMode;
 
 /**
@@ -259,6 +270,12 @@ SPAWN_AVAILABLE_IN_0_3
 void spawn_process_set_job (SpawnProcess *self, SpawnJob *job);
 SPAWN_AVAILABLE_IN_0_3
 SpawnJob *spawn_process_get_job (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_3
+gboolean spawn_process_set_window_size (SpawnProcess *self, guint16 rows,
+                                        guint16 columns, GError **error);
+SPAWN_AVAILABLE_IN_0_3
+void spawn_process_get_window_size (SpawnProcess *self, guint16 *rows,
+                                    guint16 *columns);
 
 /* Running */
 SPAWN_AVAILABLE_IN_0_2
@@ -276,6 +293,8 @@ SPAWN_AVAILABLE_IN_0_2
 SpawnBackend spawn_process_get_backend (SpawnProcess *self);
 SPAWN_AVAILABLE_IN_0_2
 SpawnChild *spawn_process_get_child (SpawnProcess *self);
+SPAWN_AVAILABLE_IN_0_3
+SpawnPty *spawn_process_get_pty (SpawnProcess *self);
 SPAWN_AVAILABLE_IN_0_2
 gboolean spawn_process_terminate (SpawnProcess *self, GError **error);
 SPAWN_AVAILABLE_IN_0_2

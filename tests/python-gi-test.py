@@ -6,7 +6,8 @@ SpawnProcess runs communicate_utf8_async() under a GLib.MainLoop, a
 spawn_async_fd_with_pipes() child is watched (and leaks no fd), properties
 notify, the enums and the finished signal's boxed SpawnExitInfo come
 through, a non-UTF-8 argv element reaches the child, and a wait_async
-callback finishes the wait from its source object.
+callback finishes the wait from its source object, and examples/pty-gi.py
+drives programs on a pseudo-terminal.
 
     python-gi-test.py LIBDIR [TYPELIBDIR]
         (LIBDIR holds libspawn-1.so.N, TYPELIBDIR Spawn-1.typelib; by default LIBDIR)
@@ -274,6 +275,27 @@ def _():
     proc = Spawn.Process.newv(OD_ARG + [b"caf\xff"], Gio.SubprocessFlags.STDOUT_PIPE)
     ok, out, _err = proc.communicate_utf8(None, None)
     assert ok and out.split() == ["63", "61", "66", "ff"], out
+
+
+@case("a pseudo-terminal: examples/pty-gi.py (password with echo off, SIGWINCH, ^C; Spawn.Pty read to its end of file)")
+def _():
+    import subprocess
+    example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pty-gi.py")
+    env = dict(os.environ)
+    typelibs = sys.argv[2] if len(sys.argv) > 2 else sys.argv[1]
+    env["GI_TYPELIB_PATH"] = typelibs + os.pathsep + env.get("GI_TYPELIB_PATH", "")
+    env["LD_LIBRARY_PATH"] = sys.argv[1] + os.pathsep + env.get("LD_LIBRARY_PATH", "")
+    run = subprocess.run([sys.executable, example], env=env, timeout=120,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = run.stdout.decode(errors="replace")
+    assert run.returncode == 0, "exit status %d:\n%s" % (run.returncode, out)
+    assert "interrupted by ^C (SIGINT)" in out and "resized to 40 132" in out, out
+    # From Python directly: the window size a process will start with.
+    proc = Spawn.Process.new(["true"])
+    proc.set_channel_mode(Spawn.ProcessChannel.STDOUT, Spawn.ChannelMode.PTY)
+    assert proc.set_window_size(50, 160)
+    assert proc.get_window_size() == (50, 160), proc.get_window_size()
+    assert proc.get_pty() is None
 
 
 print("# typelib %s" % repo.get_typelib_path("Spawn"))

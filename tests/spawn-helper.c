@@ -26,6 +26,20 @@
  *   environ         print the whole environment, one variable a line
  *   as-nobody PROG ARGS  drop to uid/gid 65534 and exec PROG (stress-ng
  *                   runs its exec stressor only as non-root)
+ *
+ * On a terminal (SPAWN_CHANNEL_PTY, spawn_pty_spawn()):
+ *   tty-check       print "isatty 0=A 1=B 2=C ctty=D leader=E fg=F\n": which
+ *                   of 0-2 are terminals, whether /dev/tty opens (a
+ *                   controlling terminal), whether we lead our session, and
+ *                   whether our group is the terminal's foreground group
+ *   tty-login       "Login: ", read a line with echo as the terminal has it,
+ *                   "Password: ", read a line with echo off (restored after),
+ *                   then "\nuser=NAME password-length=N\n"
+ *   tty-winch       block SIGWINCH, print "size R C\n", wait (30 s at most)
+ *                   for SIGWINCH, print "winch R C\n" from TIOCGWINSZ
+ *   tty-wait-intr   print "ready\n", then wait for anything on stdin and
+ *                   exit 0; ^C on the terminal (SIGINT) kills it first
+ *   tty-flood N     write N bytes of 'x' (no newline) and exit at once
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -34,7 +48,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,12 +73,116 @@ cpu_ms (void)
   return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static int
+tty_print_size (const char *what)
+{
+  struct winsize ws;
+
+  if (ioctl (0, TIOCGWINSZ, &ws) < 0)
+    return 1;
+  printf ("%s %u %u\n", what, ws.ws_row, ws.ws_col);
+  return fflush (stdout) != 0;
+}
+
+static int
+tty_check (void)
+{
+  int ctty = open ("/dev/tty", O_RDWR | O_NOCTTY);
+
+  printf ("isatty 0=%d 1=%d 2=%d ctty=%d leader=%d fg=%d\n", isatty (0), isatty (1),
+          isatty (2), ctty >= 0, getsid (0) == getpid (), tcgetpgrp (0) == getpgrp ());
+  return fflush (stdout) != 0;
+}
+
+/* A login prompt: what passwd(1) or ssh do with the terminal. */
+static int
+tty_login (void)
+{
+  char user[256], password[256];
+  struct termios saved, quiet;
+
+  printf ("Login: ");
+  fflush (stdout);
+  if (fgets (user, sizeof user, stdin) == NULL)
+    return 1;
+  user[strcspn (user, "\n")] = '\0';
+  if (tcgetattr (0, &saved) < 0)
+    return 1;
+  quiet = saved;
+  quiet.c_lflag &= ~ECHO;
+  if (tcsetattr (0, TCSAFLUSH, &quiet) < 0)
+    return 1;
+  printf ("Password: ");
+  fflush (stdout);
+  if (fgets (password, sizeof password, stdin) == NULL)
+    return 1;
+  tcsetattr (0, TCSAFLUSH, &saved);
+  password[strcspn (password, "\n")] = '\0';
+  printf ("\nuser=%s password-length=%zu\n", user, strlen (password));
+  return fflush (stdout) != 0;
+}
+
+static int
+tty_winch (void)
+{
+  struct timespec limit = { 30, 0 };
+  sigset_t set;
+
+  sigemptyset (&set);
+  sigaddset (&set, SIGWINCH);
+  sigprocmask (SIG_BLOCK, &set, NULL);
+  if (tty_print_size ("size") != 0)
+    return 1;
+  if (sigtimedwait (&set, NULL, &limit) != SIGWINCH)
+    return 3;
+  return tty_print_size ("winch");
+}
+
+static int
+tty_command (int argc, char **argv)
+{
+  char c;
+
+  if (strcmp (argv[1], "tty-check") == 0)
+    return tty_check ();
+  if (strcmp (argv[1], "tty-login") == 0)
+    return tty_login ();
+  if (strcmp (argv[1], "tty-winch") == 0)
+    return tty_winch ();
+  if (strcmp (argv[1], "tty-wait-intr") == 0)
+    {
+      if (write_str (1, "ready\n") != 0)
+        return 1;
+      return read (0, &c, 1) == 1 ? 0 : 1;
+    }
+  if (strcmp (argv[1], "tty-flood") == 0 && argc == 3)
+    {
+      static char xs[4096];
+      long left = atol (argv[2]);
+
+      memset (xs, 'x', sizeof xs);
+      while (left > 0)
+        {
+          ssize_t n = write (1, xs, left < (long) sizeof xs ? (size_t) left : sizeof xs);
+          if (n <= 0)
+            return 1;
+          left -= n;
+        }
+      return 0;
+    }
+  fprintf (stderr, "spawn-helper: bad arguments\n");
+  return 2;
+}
+
 int
 main (int argc, char **argv)
 {
   const char *cmd = argc > 1 ? argv[1] : "";
   char buf[65536];
   ssize_t n;
+
+  if (strncmp (cmd, "tty-", 4) == 0)
+    return tty_command (argc, argv);
 
   if (strcmp (cmd, "exit") == 0 && argc == 3)
     return atoi (argv[2]);

@@ -53,6 +53,10 @@ typedef struct {
    * setsid().  Both before child_setup, which may change them again. */
   gboolean new_process_group;
   gboolean new_session;
+  /* SPAWN_CHILD_CONTROLLING_TERMINAL: after setsid() (@new_session is
+   * set too), TIOCSCTTY on the first of the child's 0, 1 and 2 that is
+   * a terminal; before child_setup. */
+  gboolean controlling_terminal;
   /* A job's cgroup (core/job.c): its directory, for a backend that can
    * start the child in it (clone3's CLONE_INTO_CGROUP: it then sets
    * @born_in_cgroup), and its cgroup.procs, into which the child moves
@@ -95,6 +99,7 @@ typedef enum {
   SPAWN_EXEC_STEP_KILL_ON_CLOSE,
   SPAWN_EXEC_STEP_PROCESS_GROUP,
   SPAWN_EXEC_STEP_CGROUP,
+  SPAWN_EXEC_STEP_CONTROLLING_TERMINAL,
 } SpawnExecStep;
 
 /* exec-child.c: the child's side of every backend, the function it runs

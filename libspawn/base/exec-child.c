@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -228,6 +229,31 @@ exec_search_path (const SpawnExecPlan *l)
   return saw_eacces ? EACCES : ENOENT;
 }
 
+/* The terminal on our stdin, stdout or stderr (the first that is one)
+ * becomes the controlling terminal of the session we lead: a terminal
+ * emulator's child, as login_tty(3) does it, but without the dup2s
+ * exec_setup_fds() has done already.  ioctl(2) is async-signal-safe in
+ * practice (a system call, nothing of libc's state); isatty(3) is not on
+ * the list, so TIOCSCTTY itself tells a terminal from the rest (ENOTTY).
+ * Argument 0: never steal a terminal that is another session's. */
+static void
+exec_controlling_terminal (const SpawnExecPlan *l)
+{
+  int err = ENOTTY;
+  int fd;
+
+  for (fd = 0; fd < 3; fd++)
+    {
+      if (ioctl (fd, TIOCSCTTY, 0) == 0)
+        return;
+      /* EBADF (a closed 0-2) and ENOTTY: not a terminal, try the next;
+       * EPERM (another session's terminal) is the answer to report. */
+      if (errno != ENOTTY && errno != EBADF)
+        err = errno;
+    }
+  exec_report (l, SPAWN_EXEC_STEP_CONTROLLING_TERMINAL, err);
+}
+
 int
 _spawn_exec_child (void *data)
 {
@@ -262,6 +288,8 @@ _spawn_exec_child (void *data)
     exec_report (l, SPAWN_EXEC_STEP_PROCESS_GROUP, errno);
   else if (l->new_process_group && !l->new_session && setpgid (0, 0) < 0)
     exec_report (l, SPAWN_EXEC_STEP_PROCESS_GROUP, errno);
+  if (l->controlling_terminal)
+    exec_controlling_terminal (l);
   if (l->child_setup != NULL)
     l->child_setup (l->child_setup_data);
   /* Kill-on-close without the kernel's help: die with the thread that
@@ -310,6 +338,8 @@ _spawn_exec_step_describe (SpawnExecStep step)
       return "Failed to put into its job's cgroup";
     case SPAWN_EXEC_STEP_PROCESS_GROUP:
       return "Failed to start a new process group or session for";
+    case SPAWN_EXEC_STEP_CONTROLLING_TERMINAL:
+      return "Failed to give a controlling terminal to";
     case SPAWN_EXEC_STEP_EXEC:
     default:
       return "Failed to execute child process";

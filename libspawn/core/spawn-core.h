@@ -29,6 +29,11 @@ guint _spawn_child_get_recheck_interval (SpawnChild *child);
  * until it ends, so that it is reaped and not killed on close. */
 void _spawn_child_keep_alive (SpawnChild *child);
 
+/* pty-stream.c: a GUnixInputStream on a pseudo-terminal's master @fd
+ * (which it takes and closes) whose reads give the master's EIO as end
+ * of file. */
+GInputStream *_spawn_pty_input_stream_new (int fd);
+
 /* Defined in base/fd.c; offered here so that process/ needs no view of
  * base/. */
 int _spawn_fd_above_stdio (int fd);

@@ -485,7 +485,8 @@ spawn_start (SpawnJob            *job,
   g_return_val_if_fail (n_fds == 0 || (source_fds != NULL && target_fds != NULL), NULL);
   g_return_val_if_fail ((child_flags & ~(SPAWN_CHILD_KILL_ON_CLOSE |
                                          SPAWN_CHILD_NEW_PROCESS_GROUP |
-                                         SPAWN_CHILD_NEW_SESSION)) == 0, NULL);
+                                         SPAWN_CHILD_NEW_SESSION |
+                                         SPAWN_CHILD_CONTROLLING_TERMINAL)) == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   pipe_out[0] = spawn_pipe_out (stdin_pipe_out, flags & INHERITS_OR_NULL_STDIN);
@@ -502,7 +503,8 @@ spawn_start (SpawnJob            *job,
   plan.report = &report;
   plan.kernel_kill_on_close = (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) && by_kernel == 0;
   plan.new_process_group = (child_flags & SPAWN_CHILD_NEW_PROCESS_GROUP) != 0;
-  plan.new_session = (child_flags & SPAWN_CHILD_NEW_SESSION) != 0;
+  plan.controlling_terminal = (child_flags & SPAWN_CHILD_CONTROLLING_TERMINAL) != 0;
+  plan.new_session = (child_flags & SPAWN_CHILD_NEW_SESSION) != 0 || plan.controlling_terminal;
   plan.cgroup_fd = plan.cgroup_procs_fd = -1;
   if (job != NULL && !_spawn_job_prepare (job, argv[0], &plan, error))
     goto out;

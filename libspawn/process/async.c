@@ -144,8 +144,10 @@ async_take_pipes (SpawnProcess *self, SpawnProcessWaiter *w, GError **error)
 static gboolean
 async_stdin_is_pipe (SpawnProcess *self)
 {
-  return self->started.modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_PIPE ||
-         self->started.modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_STREAM;
+  SpawnChannelMode mode = self->started.modes[SPAWN_PROCESS_STDIN];
+
+  return mode == SPAWN_CHANNEL_PIPE || _spawn_process_mode_is_pty (mode) ||
+         mode == SPAWN_CHANNEL_STREAM;
 }
 
 /* Whether a communicate() of @run has not returned yet. */

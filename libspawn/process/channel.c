@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #define READ_CHUNK 65536
@@ -68,6 +69,7 @@ _spawn_process_reset_channel (Channel *c)
   c->pos = 0;
   c->eof = FALSE;
   c->adopted = FALSE;
+  c->at_line_start = TRUE;
 }
 
 void
@@ -110,8 +112,8 @@ spawn_process_get_stdin_pipe (SpawnProcess *self)
 
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
   s = self->channels[SPAWN_PROCESS_STDIN].stream;
-  return self->started.modes[SPAWN_PROCESS_STDIN] == SPAWN_CHANNEL_STREAM ? (GOutputStream *) s
-                                                                           : NULL;
+  return _spawn_process_mode_is_stream (self->started.modes[SPAWN_PROCESS_STDIN])
+           ? (GOutputStream *) s : NULL;
 }
 
 static GInputStream *
@@ -119,7 +121,7 @@ channel_output_stream (SpawnProcess *self, SpawnProcessChannel i)
 {
   GObject *s = self->channels[i].stream;
 
-  return self->started.modes[i] == SPAWN_CHANNEL_STREAM ? (GInputStream *) s : NULL;
+  return _spawn_process_mode_is_stream (self->started.modes[i]) ? (GInputStream *) s : NULL;
 }
 
 /**
@@ -209,6 +211,29 @@ channel_watch_stdin (SpawnProcess *self)
     }
 }
 
+/* Closing our copy of a terminal's master tells the program nothing (the
+ * channels share the master): it is told what a user at the keyboard
+ * tells it, the terminal's end-of-file character (VEOF, ^D).  In
+ * canonical mode (ICANON) that ends a read() with what the line holds,
+ * and at the start of a line makes it return 0, so a line not ended gets
+ * a second one.  In raw mode a program has its own idea of the end, and
+ * nothing is sent.  Not written if the terminal has no room for it
+ * (EAGAIN): the program then reads on. */
+static void
+channel_type_eof (SpawnProcess *self, Channel *c)
+{
+  struct termios t;
+  char eof[2];
+
+  if (!_spawn_process_mode_is_pty (self->started.modes[SPAWN_PROCESS_STDIN]) ||
+      tcgetattr (c->fd, &t) < 0 || !(t.c_lflag & ICANON) ||
+      t.c_cc[VEOF] == _POSIX_VDISABLE)
+    return;
+  eof[0] = eof[1] = (char) t.c_cc[VEOF];
+  if (channel_write_no_sigpipe (c->fd, eof, c->at_line_start ? 1 : 2) > 0)
+    self->write_count++;
+}
+
 gssize
 _spawn_process_write_stdin (SpawnProcess *self)
 {
@@ -231,11 +256,16 @@ _spawn_process_write_stdin (SpawnProcess *self)
           _spawn_process_close_channel (self, SPAWN_PROCESS_STDIN);
           break;
         }
+      if (n > 0)
+        c->at_line_start = channel_pending_data (c)[n - 1] == '\n';
       channel_consume (c, n);
       written += n;
     }
   if (c->fd >= 0 && _spawn_process_pending (c) == 0 && self->close_write_requested)
-    _spawn_process_close_channel (self, SPAWN_PROCESS_STDIN);
+    {
+      channel_type_eof (self, c);
+      _spawn_process_close_channel (self, SPAWN_PROCESS_STDIN);
+    }
   channel_watch_stdin (self);
   if (written > 0)
     self->write_count++;
@@ -323,6 +353,11 @@ _spawn_process_read_channel (SpawnProcess *self, SpawnProcessChannel i, gboolean
       do
         n = read (c->fd, c->data->data + len, room);
       while (n < 0 && errno == EINTR);
+      /* A terminal's master reads EIO once every holder of the slave has
+       * gone: its end of file, which n_tty_read() answers only after what
+       * they wrote has been read (it flushes the buffer work first). */
+      if (n < 0 && errno == EIO && _spawn_process_mode_is_pty (self->started.modes[i]))
+        n = 0;
       g_byte_array_set_size (c->data, len + MAX (n, 0));
       if (n > 0)
         {
@@ -351,7 +386,8 @@ gboolean
 _spawn_process_channel_buffered (SpawnProcess *self, SpawnProcessChannel i)
 {
   return self->started.modes[i] == SPAWN_CHANNEL_PIPE ||
-         (self->started.modes[i] == SPAWN_CHANNEL_STREAM && self->channels[i].adopted);
+         self->started.modes[i] == SPAWN_CHANNEL_PTY ||
+         (_spawn_process_mode_is_stream (self->started.modes[i]) && self->channels[i].adopted);
 }
 
 /* What is left in the pipe @fd of a process that has ended, into @c's
@@ -386,7 +422,8 @@ _spawn_process_adopt_stream (SpawnProcess *self, SpawnProcessChannel i, GError *
   gboolean closed, pending;
   int fd;
 
-  if (self->started.modes[i] != SPAWN_CHANNEL_STREAM || c->stream == NULL || c->adopted)
+  if (!_spawn_process_mode_is_stream (self->started.modes[i]) || c->stream == NULL ||
+      c->adopted)
     return TRUE;
   if (i == SPAWN_PROCESS_STDIN)
     {
@@ -460,7 +497,8 @@ channel_output (SpawnProcess *self, SpawnProcessChannel channel)
  *
  * How much output of @channel is buffered, to be read with
  * [method@Spawn.Process.read_all] or [method@Spawn.Process.read_line].
- * Only a %SPAWN_CHANNEL_PIPE channel is buffered: in any other mode,
+ * Only a %SPAWN_CHANNEL_PIPE or %SPAWN_CHANNEL_PTY channel is buffered
+ * (stdout's, when stderr shares its terminal): in any other mode,
  * %SPAWN_CHANNEL_STREAM included, this and the calls that read the buffer
  * find nothing (read the stream of [method@Spawn.Process.get_stdout_pipe]
  * instead, or call [method@Spawn.Process.communicate]).

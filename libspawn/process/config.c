@@ -189,7 +189,10 @@ spawn_process_unsetenv (SpawnProcess *self, const char *name)
  *   %SPAWN_CHANNEL_FILE through [method@Spawn.Process.set_channel_file] and
  *   %SPAWN_CHANNEL_FD through [method@Spawn.Process.set_channel_fd] (choosing
  *   another mode closes the fd given there); %SPAWN_CHANNEL_STREAM hands
- *   the pipe out as a stream at each start ([method@Spawn.Process.get_stdout_pipe])
+ *   the pipe out as a stream at each start ([method@Spawn.Process.get_stdout_pipe]);
+ *   %SPAWN_CHANNEL_PTY puts the channel on a pseudo-terminal, one for all
+ *   the channels in that mode and %SPAWN_CHANNEL_PTY_STREAM
+ *   ([method@Spawn.Process.get_pty])
  *
  * Chooses where one of the standard channels of the program goes, for the
  * following starts.
@@ -200,7 +203,7 @@ spawn_process_set_channel_mode (SpawnProcess *self, SpawnProcessChannel channel,
 {
   g_return_if_fail (SPAWN_IS_PROCESS (self));
   g_return_if_fail (channel <= SPAWN_PROCESS_STDERR);
-  g_return_if_fail (mode <= SPAWN_CHANNEL_STREAM);
+  g_return_if_fail (mode <= SPAWN_CHANNEL_PTY_STREAM);
   g_return_if_fail (mode != SPAWN_CHANNEL_MERGE || channel == SPAWN_PROCESS_STDERR);
   g_return_if_fail (mode != SPAWN_CHANNEL_FILE || self->files[channel] != NULL);
   g_return_if_fail (mode != SPAWN_CHANNEL_FD || self->channel_fds[channel] >= 0);
@@ -704,6 +707,62 @@ spawn_process_get_job (SpawnProcess *self)
 {
   g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
   return self->job;
+}
+
+/**
+ * spawn_process_set_window_size:
+ * @self: a process
+ * @rows: the terminal's height in lines, or 0 for 24
+ * @columns: its width in characters, or 0 for 80
+ * @error: return location for a #GError
+ *
+ * The window size of the pseudo-terminal of %SPAWN_CHANNEL_PTY channels:
+ * the size it has at the next start and, while the process runs on one,
+ * its size from now on ([method@Spawn.Pty.set_size]): the kernel then
+ * sends SIGWINCH to the terminal's foreground process group, as a
+ * terminal emulator's window does when it is resized.
+ *
+ * Returns: %TRUE; %FALSE with a %SPAWN_ERROR if the running terminal
+ *   could not be resized (the next start gets the size all the same)
+ *
+ * Since: 0.3
+ */
+gboolean
+spawn_process_set_window_size (SpawnProcess *self, guint16 rows, guint16 columns,
+                               GError **error)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  self->window_rows = rows;
+  self->window_columns = columns;
+  if (self->pty == NULL || self->state != SPAWN_PROCESS_RUNNING)
+    return TRUE;
+  return spawn_pty_set_size (self->pty, rows != 0 ? rows : 24, columns != 0 ? columns : 80,
+                             error);
+}
+
+/**
+ * spawn_process_get_window_size:
+ * @self: a process
+ * @rows: (out) (optional): the height in lines, 0 for the default (24)
+ * @columns: (out) (optional): the width in characters, 0 for the
+ *   default (80)
+ *
+ * What [method@Spawn.Process.set_window_size] set.  The running
+ * terminal's own size (which the program may change itself) is
+ * [method@Spawn.Pty.get_size]'s.
+ *
+ * Since: 0.3
+ */
+void
+spawn_process_get_window_size (SpawnProcess *self, guint16 *rows, guint16 *columns)
+{
+  g_return_if_fail (SPAWN_IS_PROCESS (self));
+  if (rows != NULL)
+    *rows = self->window_rows;
+  if (columns != NULL)
+    *columns = self->window_columns;
 }
 
 void

@@ -26,6 +26,7 @@ typedef struct {
   gboolean detached;
   GSpawnChildSetupFunc child_setup;
   gpointer child_setup_data;
+  SpawnPty *pty;           /* for SPAWN_CHANNEL_PTY channels, or NULL */
 } Plumbing;
 
 static const char * const launch_channel_names[] = { "stdin", "stdout", "stderr" };
@@ -82,6 +83,52 @@ launch_open_pipe (SpawnProcess *self, SpawnProcessChannel i, int *ours, int *the
   return TRUE;
 }
 
+/* Our end of channel @i on the terminal, a copy of its master: the
+ * channel's fd, or for SPAWN_CHANNEL_PTY_STREAM its stream.  All the
+ * copies share the master's open file, and so O_NONBLOCK, which the
+ * streams cope with: they poll before they read or write. */
+static gboolean
+launch_open_master (SpawnProcess *self, SpawnProcessChannel i, SpawnChannelMode mode,
+                    Plumbing *p)
+{
+  Channel *c = &self->channels[i];
+  int fd = fcntl (spawn_pty_get_master_fd (p->pty), F_DUPFD_CLOEXEC, 3);
+
+  if (fd < 0)
+    return FALSE;
+  fcntl (fd, F_SETFL, O_NONBLOCK);
+  if (mode == SPAWN_CHANNEL_PTY)
+    c->fd = fd;
+  else if (i == SPAWN_PROCESS_STDIN)
+    c->stream = G_OBJECT (g_unix_output_stream_new (fd, TRUE));
+  else
+    c->stream = G_OBJECT (_spawn_pty_input_stream_new (fd));
+  return TRUE;
+}
+
+/* Channel @i on the terminal: the child gets a copy of the slave, and
+ * the channel a copy of the master.  A terminal has one output: stderr
+ * next to a stdout on it is read through stdout's channel, as
+ * SPAWN_CHANNEL_MERGE is. */
+static gboolean
+launch_open_pty (SpawnProcess *self, SpawnProcessChannel i, SpawnChannelMode mode,
+                 Plumbing *p, GError **error)
+{
+  int *theirs = &p->child_fds[i];
+
+  *theirs = fcntl (spawn_pty_get_slave_fd (p->pty), F_DUPFD_CLOEXEC, 3);
+  if (*theirs >= 0 &&
+      ((i == SPAWN_PROCESS_STDERR &&
+        _spawn_process_mode_is_pty (self->modes[SPAWN_PROCESS_STDOUT])) ||
+       launch_open_master (self, i, mode, p)))
+    return TRUE;
+  g_propagate_error (error, _spawn_error_new (errno, "%s of “%s”: cannot use its "
+                                              "pseudo-terminal %s",
+                                              launch_channel_names[i], launch_program (self),
+                                              spawn_pty_get_slave_name (p->pty)));
+  return FALSE;
+}
+
 /* What the child gets for channel @i in @mode: our end of a pipe (into
  * the channel, or its stream), a file, a copy of the caller's fd, stdout
  * again, or a GSpawnFlags for /dev/null or ours. */
@@ -108,6 +155,9 @@ launch_open_channel (SpawnProcess *self, SpawnProcessChannel i, SpawnChannelMode
       c->stream = i == SPAWN_PROCESS_STDIN ? G_OBJECT (g_unix_output_stream_new (ours, TRUE))
                                            : G_OBJECT (g_unix_input_stream_new (ours, TRUE));
       return TRUE;
+    case SPAWN_CHANNEL_PTY:
+    case SPAWN_CHANNEL_PTY_STREAM:
+      return launch_open_pty (self, i, mode, p, error);
     case SPAWN_CHANNEL_MERGE:
       /* Only stderr can be merged (set_channel_mode checks). */
       if (p->flags & G_SPAWN_STDOUT_TO_DEV_NULL)
@@ -147,6 +197,27 @@ launch_open_channel (SpawnProcess *self, SpawnProcessChannel i, SpawnChannelMode
     }
 }
 
+/* The terminal of the channels in SPAWN_CHANNEL_PTY mode, if any (and
+ * not @detached: nobody would read it). */
+static gboolean
+launch_open_terminal (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error)
+{
+  GError *local_error = NULL;
+  int i;
+
+  p->pty = NULL;
+  for (i = 0; i < 3 && !detached; i++)
+    if (_spawn_process_mode_is_pty (self->modes[i]))
+      {
+        p->pty = spawn_pty_new (self->window_rows, self->window_columns, &local_error);
+        if (p->pty != NULL)
+          return TRUE;
+        g_propagate_prefixed_error (error, local_error, "“%s”: ", launch_program (self));
+        return FALSE;
+      }
+  return TRUE;
+}
+
 /* Opens pipes and files for the child.  With @detached, pipes are
  * forwarded instead (there is nobody to read them). */
 static gboolean
@@ -165,11 +236,14 @@ launch_plumb (SpawnProcess *self, gboolean detached, Plumbing *p, GError **error
   p->child_setup_data = self->child_setup_data;
   for (i = 0; i < 3; i++)
     p->child_fds[i] = -1;
+  if (!launch_open_terminal (self, detached, p, error))
+    return FALSE;
   for (i = 0; i < 3; i++)
     {
       SpawnChannelMode mode = self->modes[i];
 
-      if ((mode == SPAWN_CHANNEL_PIPE || mode == SPAWN_CHANNEL_STREAM) && detached)
+      if ((mode == SPAWN_CHANNEL_PIPE || mode == SPAWN_CHANNEL_STREAM ||
+           _spawn_process_mode_is_pty (mode)) && detached)
         mode = SPAWN_CHANNEL_FORWARD;
       /* The last run's stream goes (unless the caller holds it). */
       if (!detached)
@@ -250,6 +324,24 @@ launch_check_config (SpawnProcess *self, GError **error)
   return TRUE;
 }
 
+/* After the start: our copy of the slave goes (the master then reads
+ * EIO once every holder of the slave has gone), and the terminal is the
+ * run's if the child started. */
+static void
+launch_keep_terminal (SpawnProcess *self, Plumbing *p, SpawnChild *child)
+{
+  if (p->pty == NULL)
+    return;
+  spawn_pty_close_slave (p->pty);
+  if (child != NULL)
+    {
+      g_clear_pointer (&self->pty, spawn_pty_unref);
+      self->pty = g_steal_pointer (&p->pty);
+    }
+  else
+    g_clear_pointer (&p->pty, spawn_pty_unref);
+}
+
 /* spawn_async_fd() with the configuration; NULL and @error on failure,
  * with nothing left open. */
 SpawnChild *
@@ -272,6 +364,8 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
     child_flags |= SPAWN_CHILD_NEW_PROCESS_GROUP;
   if (launch_plumb (self, detached, &p, error))
     {
+      if (p.pty != NULL)
+        child_flags |= SPAWN_CHILD_CONTROLLING_TERMINAL;
       env = _spawn_process_build_environment (self);
       /* A detached process leaves its job behind too. */
       if (self->job != NULL && !detached)
@@ -296,9 +390,11 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
                               child_flags, error);
     }
   launch_close_child_fds (&p);
+  launch_keep_terminal (self, &p, child);
   if (!detached)
     self->signal_group = (child_flags & (SPAWN_CHILD_NEW_SESSION |
-                                         SPAWN_CHILD_NEW_PROCESS_GROUP)) != 0;
+                                         SPAWN_CHILD_NEW_PROCESS_GROUP |
+                                         SPAWN_CHILD_CONTROLLING_TERMINAL)) != 0;
   if (child == NULL)
     {
       int i;

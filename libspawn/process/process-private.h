@@ -29,6 +29,9 @@ typedef struct {
    * then on, for the rest of the run, it is read and written as a pipe. */
   GObject *stream;
   gboolean adopted;
+  /* stdin on a terminal: whether the last byte written ended a line, for
+   * the end of file close_write_channel() types (channel.c). */
+  gboolean at_line_start;
 } Channel;
 
 /* The emissions that report a run's end, in order (run_emit_end() in
@@ -67,6 +70,8 @@ struct _SpawnProcess {
   gboolean kill_on_close;
   gsize read_buffer_size;      /* 0: unlimited */
   SpawnJob *job;               /* NULL: the child alone */
+  guint16 window_rows;         /* for SPAWN_CHANNEL_PTY; 0: the default */
+  guint16 window_columns;
 
   /* What the running (or last) run was started with: the setters change
    * the next start's configuration, never the running one's. */
@@ -80,6 +85,9 @@ struct _SpawnProcess {
   /* While running */
   SpawnProcessState state;
   SpawnChild *child;
+  /* The terminal of the running or last run's SPAWN_CHANNEL_PTY
+   * channels, or NULL; the channels hold copies of its master. */
+  SpawnPty *pty;
   SpawnBackend backend;        /* of the running or last child */
   gboolean signal_group;       /* the child leads its own process group */
   GSource *source;
@@ -196,6 +204,20 @@ struct _SpawnProcessSync {
   gboolean (*begin) (SpawnProcess *self, SpawnProcessSync *s, GError **error);
   GError *error;               /* why begin failed */
 };
+
+/* Whether channels in @mode are on the pseudo-terminal, or are handed
+ * out as GIO streams. */
+static inline gboolean
+_spawn_process_mode_is_pty (SpawnChannelMode mode)
+{
+  return mode == SPAWN_CHANNEL_PTY || mode == SPAWN_CHANNEL_PTY_STREAM;
+}
+
+static inline gboolean
+_spawn_process_mode_is_stream (SpawnChannelMode mode)
+{
+  return mode == SPAWN_CHANNEL_STREAM || mode == SPAWN_CHANNEL_PTY_STREAM;
+}
 
 /* Bytes of @c still to write (stdin) or to read (stdout, stderr). */
 static inline gsize

@@ -86,6 +86,7 @@ spawn_process_finalize (GObject *object)
       g_clear_object (&self->channels[i].stream);
     }
   g_clear_error (&self->last_error);
+  g_clear_pointer (&self->pty, spawn_pty_unref);
   g_free (self->started.program);
   g_mutex_clear (&self->context_lock);
   G_OBJECT_CLASS (spawn_process_parent_class)->finalize (object);

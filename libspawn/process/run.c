@@ -818,7 +818,8 @@ spawn_process_write (SpawnProcess *self, const void *data, gsize len, GError **e
     {
       g_set_error (error, SPAWN_PROCESS_ERROR, SPAWN_PROCESS_ERROR_WRITE_ERROR,
                    "Cannot write to “%s”: %s", _spawn_process_program (self),
-                   self->started.modes[SPAWN_PROCESS_STDIN] != SPAWN_CHANNEL_PIPE
+                   self->started.modes[SPAWN_PROCESS_STDIN] != SPAWN_CHANNEL_PIPE &&
+                   self->started.modes[SPAWN_PROCESS_STDIN] != SPAWN_CHANNEL_PTY
                      ? "its stdin is not a pipe of ours"
                      : "its stdin has been closed");
       return FALSE;

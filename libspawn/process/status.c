@@ -82,6 +82,30 @@ spawn_process_get_pid (SpawnProcess *self)
 }
 
 /**
+ * spawn_process_get_pty:
+ * @self: a process
+ *
+ * The pseudo-terminal of the running (or last) run's %SPAWN_CHANNEL_PTY
+ * channels: for its size and name, or for a terminal emulator that
+ * wants the master for itself.  Its master is non-blocking while @self
+ * reads it (the channels share it); reading it behind @self's back takes
+ * output from the channels.  When @self goes, the terminal goes with it
+ * (a program still running on it gets SIGHUP), unless you hold a
+ * reference.
+ *
+ * Returns: (transfer none) (nullable): the terminal, or %NULL if no run
+ *   had a %SPAWN_CHANNEL_PTY channel
+ *
+ * Since: 0.3
+ */
+SpawnPty *
+spawn_process_get_pty (SpawnProcess *self)
+{
+  g_return_val_if_fail (SPAWN_IS_PROCESS (self), NULL);
+  return self->pty;
+}
+
+/**
  * spawn_process_get_child:
  * @self: a process
  *
