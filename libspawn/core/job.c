@@ -116,7 +116,7 @@ G_DEFINE_TYPE_EXTENDED (SpawnJob, spawn_job, G_TYPE_OBJECT, G_TYPE_FLAG_FINAL, {
 /**
  * SpawnJob:
  *
- * A process tree as one unit: what [method@Spawn.Job.spawn] (or a
+ * A process tree as one unit: what [method@Spawn.Job.spawn_with_pipes] (or a
  * [class@Spawn.Process] given the job with [method@Spawn.Process.set_job])
  * starts, and everything that starts in turn, however it forks, double
  * forks or calls setsid().
@@ -377,7 +377,7 @@ spawn_job_get_require_cgroup (SpawnJob *job)
  * says what was missing: no cgroup v2 hierarchy mounted, which directory
  * or file we may not write (our cgroup not delegated to us), a controller
  * bound to cgroup v1 (a hybrid host), or LIBSPAWN_JOB_MODE.  The code is
- * the errno's ([enum@Spawn.Error]).
+ * the errno's ([error@Spawn.Error]).
  *
  * Returns: (transfer full) (nullable): a copy of the reason, or %NULL if
  *   nothing has failed (not started yet, or in the cgroup mode)

@@ -594,7 +594,7 @@ out:
  * ends does not take the child with it); a setuid, setgid or
  * file-capabilities program loses that setting at exec and survives the
  * application.  Descendants of the child are never killed (a job is
- * what does that: [method@Spawn.Job.spawn]).  See docs/api.md.
+ * what does that: [method@Spawn.Job.spawn_with_pipes]).  See docs/api.md.
  *
  * With %SPAWN_CHILD_NEW_PROCESS_GROUP the child leads a new process
  * group, with %SPAWN_CHILD_NEW_SESSION a new session (and group): what
@@ -833,9 +833,9 @@ spawn_async_fd_with_pipes (const char          *working_directory,
  * @stderr_pipe_out: (out) (optional): as for [func@Spawn.async_fd_with_pipes]
  * @error: return location for a #GError
  *
- * Starts a program in @job as [method@Spawn.Job.spawn] does, with the
+ * Starts a program in @job as spawn_job_spawn() does, with the
  * pipes @pipes names and no others, and without a child_setup: the form
- * of [method@Spawn.Job.spawn] for bindings, as
+ * of spawn_job_spawn() for bindings, as
  * [func@Spawn.async_fd_with_pipes] is [func@Spawn.async_fd]'s.  No
  * function of the caller's runs in the child between clone and exec.
  *
