@@ -60,6 +60,7 @@ struct _SpawnJob {
   GMutex lock;                /* everything below */
   GCond cond;                 /* @state, @guardian_state or @births changed */
   JobState state;
+  JobState closing_from;      /* in CLOSING: the phase being closed */
   guint births;               /* spawns between prepare and born */
   gboolean blind;             /* a process-group child was started: a
                                * descendant may have left its group */
@@ -297,6 +298,15 @@ job_mode_of (JobState state)
     default:
       return SPAWN_JOB_MODE_NONE;
     }
+}
+
+/* With the lock held: whether the job's cgroup is there to ask or signal
+ * (also while a close waits for the spawns under way). */
+static gboolean
+job_in_cgroup (SpawnJob *job)
+{
+  return job->state == JOB_STATE_CGROUP ||
+         (job->state == JOB_STATE_CLOSING && job->closing_from == JOB_STATE_CGROUP);
 }
 
 /**
@@ -730,12 +740,13 @@ spawn_job_send_signal (SpawnJob *job, int signum, GError **error)
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   g_mutex_lock (&job->lock);
-  if (job->state == JOB_STATE_CGROUP)
+  if (job_in_cgroup (job))
     {
       err = _spawn_cgroup_signal (&job->cgroup, signum);
       path = g_strdup (job->cgroup.path);
     }
-  else if (job->state == JOB_STATE_PROCESS_GROUP)
+  else if (job->state == JOB_STATE_PROCESS_GROUP ||
+           (job->state == JOB_STATE_CLOSING && job->closing_from == JOB_STATE_PROCESS_GROUP))
     err = job_signal_groups (job, signum);
   g_mutex_unlock (&job->lock);
   if (err < 0)
@@ -795,7 +806,7 @@ spawn_job_is_empty (SpawnJob *job)
 
   g_return_val_if_fail (SPAWN_IS_JOB (job), FALSE);
   g_mutex_lock (&job->lock);
-  if (job->state == JOB_STATE_CGROUP)
+  if (job_in_cgroup (job))
     /* Unreadable: not seen empty. */
     empty = _spawn_cgroup_populated (&job->cgroup) == 0;
   else
@@ -844,6 +855,7 @@ job_close_locked (SpawnJob *job, int timeout_ms, char **failed_path)
     g_cond_wait (&job->cond, &job->lock);
   was = job->state;
   job->state = JOB_STATE_CLOSING;
+  job->closing_from = was;
   while (job->births > 0)
     g_cond_wait (&job->cond, &job->lock);
   if (was == JOB_STATE_CGROUP)
@@ -919,7 +931,7 @@ job_usage (SpawnJob *job, SpawnJobUsage *usage)
 
   g_mutex_lock (&job->lock);
   *usage = job->closed_usage;
-  if (job->state == JOB_STATE_CGROUP)
+  if (job_in_cgroup (job))
     {
       SpawnJobUsage now = { 0 };
 
