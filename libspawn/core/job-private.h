@@ -5,8 +5,10 @@
  *
  * job.c is the SpawnJob object and the choice of its mode; job-cgroup.c
  * the cgroup v2 files; spawn.c puts a child into a job through
- * _spawn_job_prepare() and _spawn_job_adopt().  Calls go spawn.c ->
- * job.c -> job-cgroup.c, never back.
+ * _spawn_job_prepare() and _spawn_job_born().  Calls go spawn.c ->
+ * job.c -> job-cgroup.c, never back; child.c tells a job that a child's
+ * last reference went only through the hook the job set on it
+ * (SpawnChild's forget).
  */
 #pragma once
 

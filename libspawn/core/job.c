@@ -5,10 +5,14 @@
  *
  * The mode is chosen at the first spawn (_spawn_job_prepare()): a cgroup
  * of the job's own where we may make one (job-cgroup.c), else a process
- * group per child.  LIBSPAWN_JOB_MODE=process-group forces the second, so
- * that one machine tests both.  The cgroup lives until spawn_job_close()
- * or the job's finalization, which kill what is left, wait for it to be
- * gone and remove the directory.
+ * group per child, unless the job requires a cgroup; either way the
+ * reason is kept as a GError.  LIBSPAWN_JOB_MODE=process-group forces the
+ * second, so that one machine tests both.  The cgroup lives until
+ * spawn_job_close() or the job's finalization, which kill what is left,
+ * wait for it to be gone and remove the directory (and what was made
+ * below it).  The phases are one JobState under the job's lock; a spawn
+ * holds its phase from prepare to born (@births), and a close waits for
+ * those, so that no child is born into a cgroup being removed.
  */
 #include "job-private.h"
 
