@@ -325,7 +325,7 @@ static const TestutilCase group_cases[] = {
   { "signal", test_group_signal },
   { "not-leader", test_group_not_leader },
   { "process-terminate", test_group_process_terminate },
-  { "subprocess-flags", test_group_subprocess_flags },
+  { "gsubprocess-flags", test_group_subprocess_flags },
 };
 
 /* Jobs */
