@@ -72,6 +72,12 @@ SPAWN_AVAILABLE_IN_0_3
 SpawnJobMode spawn_job_get_mode (SpawnJob *job);
 SPAWN_AVAILABLE_IN_0_3
 const char  *spawn_job_get_cgroup_path (SpawnJob *job);
+SPAWN_AVAILABLE_IN_0_3
+void         spawn_job_set_require_cgroup (SpawnJob *job, gboolean require);
+SPAWN_AVAILABLE_IN_0_3
+gboolean     spawn_job_get_require_cgroup (SpawnJob *job);
+SPAWN_AVAILABLE_IN_0_3
+GError      *spawn_job_dup_fallback_error (SpawnJob *job);
 
 SPAWN_AVAILABLE_IN_0_3
 gboolean spawn_job_send_signal (SpawnJob *job, int signum, GError **error);
@@ -109,5 +115,23 @@ SpawnChild *spawn_job_spawn (SpawnJob             *job,
                              int                  *stderr_pipe_out,
                              SpawnChildFlags       child_flags,
                              GError              **error);
+SPAWN_AVAILABLE_IN_0_3
+SpawnChild *spawn_job_spawn_with_pipes (SpawnJob            *job,
+                                        const char          *working_directory,
+                                        const char * const  *argv,
+                                        const char * const  *envp,
+                                        GSpawnFlags          flags,
+                                        SpawnChildFlags      child_flags,
+                                        SpawnPipeFlags       pipes,
+                                        int                  stdin_fd,
+                                        int                  stdout_fd,
+                                        int                  stderr_fd,
+                                        const int           *source_fds,
+                                        const int           *target_fds,
+                                        gsize                n_fds,
+                                        int                 *stdin_pipe_out,
+                                        int                 *stdout_pipe_out,
+                                        int                 *stderr_pipe_out,
+                                        GError             **error);
 
 G_END_DECLS

@@ -19,7 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <stdint.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -315,11 +318,14 @@ test_group_process_terminate (gconstpointer data)
     }
 }
 
+static void test_group_subprocess_flags (gconstpointer data);
+
 static const TestutilCase group_cases[] = {
   { "ids", test_group_ids },
   { "signal", test_group_signal },
   { "not-leader", test_group_not_leader },
   { "process-terminate", test_group_process_terminate },
+  { "gsubprocess-flags", test_group_subprocess_flags },
 };
 
 /* Jobs */
@@ -800,6 +806,590 @@ test_job_app_killed (gconstpointer data)
   job_tree_free (tree);
 }
 
+/* Issue 35: the review's defects.  Each case failed on accc046. */
+
+/* Whether @child has ended within @timeout_ms: its fd turns readable. */
+static gboolean
+job_test_child_gone (SpawnChild *child, int timeout_ms)
+{
+  return job_test_pidfd_gone (spawn_child_get_fd (child), timeout_ms);
+}
+
+/* The job's cgroup as /proc/PID/cgroup names it: "/NAME" at the end of
+ * the "0::" line of @pid, or FALSE if @pid is not in @job's cgroup (or
+ * one below it). */
+static gboolean
+job_test_pid_in (int pid, const char *job_path)
+{
+  g_autofree char *file = g_strdup_printf ("/proc/%d/cgroup", pid);
+  g_autofree char *contents = NULL;
+  const char *name = strrchr (job_path, '/');
+  const char *line, *hit;
+
+  if (!g_file_get_contents (file, &contents, NULL, NULL))
+    return FALSE;
+  line = strstr (contents, "0::");
+  if (line == NULL)
+    return FALSE;
+  hit = strstr (line, name);
+  return hit != NULL && (hit[strlen (name)] == '\n' || hit[strlen (name)] == '/');
+}
+
+static SpawnChild *
+job_test_spawn_sleeper (SpawnJob *job, SpawnChildFlags child_flags, GError **error)
+{
+  const char *argv[] = { testutil_helper, "sleep", "60000", NULL };
+
+  return spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                          NULL, NULL, NULL, child_flags, error);
+}
+
+static SpawnJob *parallel_job;
+static SpawnChild *parallel_children[2];
+
+static int
+job_test_parallel_body (guint index)
+{
+  GError *error = NULL;
+
+  parallel_children[index] = job_test_spawn_sleeper (parallel_job, SPAWN_CHILD_KILL_ON_CLOSE,
+                                                     &error);
+  g_assert_no_error (error);
+  return 0;
+}
+
+/* Our descriptors but eventfds: the sigchld backend keeps one per child
+ * watched at once, for good (recycled, never closed), so their number is
+ * a high-water mark, not a leak. */
+static int
+job_test_count_fds_but_eventfds (void)
+{
+  GDir *d = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *name;
+  int n = 0;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc/self/fd", name, NULL);
+      g_autofree char *target = g_file_read_link (path, NULL);
+
+      if (target == NULL || strcmp (target, "anon_inode:[eventfd]") != 0)
+        n++;
+    }
+  g_dir_close (d);
+  return n;
+}
+
+/* Waits (with a bound) for that count to come back to @n: a guardian let
+ * go is reaped by the reaper thread, which then closes its fd. */
+static int
+job_test_fds_settle (int n)
+{
+  gint64 deadline = g_get_monotonic_time () + GONE_TIMEOUT_MS * (gint64) 1000;
+  int now;
+
+  while ((now = job_test_count_fds_but_eventfds ()) != n &&
+         g_get_monotonic_time () < deadline)
+    g_usleep (10000);
+  return now;
+}
+
+static void
+test_job_parallel_guardian (gconstpointer data)
+{
+  g_autoptr (SpawnJob) probe = job_test_cgroup_job (data);
+  int fds_before;
+  guint round, i;
+
+  g_test_summary ("Two threads whose first KILL_ON_CLOSE spawns into one job overlap "
+                  "start one guardian between them: no abort, and no guardian or pipe "
+                  "leaks");
+  if (probe == NULL)
+    return;
+  fds_before = -1;
+  for (round = 0; round < 20; round++)
+    {
+      /* After the first round: the reaper thread and the pdeathsig thread
+       * (started on first use) hold descriptors for good. */
+      if (round == 1)
+        fds_before = job_test_count_fds_but_eventfds ();
+      GError *error = NULL;
+
+      parallel_job = spawn_job_new ();
+      testutil_run_in_threads (2, job_test_parallel_body);
+      g_assert_true (spawn_job_close (parallel_job, GONE_TIMEOUT_MS, &error));
+      g_assert_no_error (error);
+      for (i = 0; i < 2; i++)
+        {
+          g_assert_true (spawn_child_wait (parallel_children[i], NULL, NULL, NULL));
+          g_clear_pointer (&parallel_children[i], spawn_child_unref);
+        }
+      g_clear_object (&parallel_job);
+    }
+  /* Each job's guardian and its pipe went with the job. */
+  g_assert_cmpint (job_test_fds_settle (fds_before), ==, fds_before);
+}
+
+/* Makes a directory below @job's cgroup, as a nested job or a container
+ * runtime in the job would, and bind-mounts /tmp on it so that nobody
+ * can remove it until job_test_unpin() (needs a mount namespace of ours). */
+static char *
+job_test_pin (SpawnJob *job)
+{
+  char *sub = g_build_filename (spawn_job_get_cgroup_path (job), "pinned", NULL);
+
+  g_assert_no_errno (mkdir (sub, 0755));
+  g_assert_no_errno (mount ("/tmp", sub, NULL, MS_BIND, NULL));
+  return sub;
+}
+
+static void
+test_job_close_failed (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = NULL;
+  g_autofree char *path = NULL, *sub = NULL;
+  GError *error = NULL;
+  SpawnChild *child;
+
+  g_test_summary ("A close whose rmdir fails keeps the job's cgroup: the next child is "
+                  "born in it, and spawn_job_kill() reaches it");
+  if (!g_test_subprocess () && geteuid () != 0)
+    {
+      g_test_skip ("needs root: the case pins the cgroup with a bind mount");
+      return;
+    }
+  if (!g_test_subprocess ())
+    {
+      /* A skip in the subprocess would pass here unseen: probe first. */
+      g_autoptr (SpawnJob) probe = job_test_cgroup_job (data);
+
+      if (probe == NULL)
+        return;
+    }
+  if (!testutil_isolated ())
+    return;
+  job = job_test_cgroup_job (data);
+  g_assert_nonnull (job);
+  g_assert_no_errno (testutil_unshare_private_mounts ());
+  path = g_strdup (spawn_job_get_cgroup_path (job));
+  sub = job_test_pin (job);
+  g_assert_false (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
+  g_assert_nonnull (error);
+  g_test_message ("close: %s", error->message);
+  g_assert_nonnull (strstr (error->message, path));
+  g_clear_error (&error);
+  g_assert_cmpstr (spawn_job_get_cgroup_path (job), ==, path);
+
+  child = job_test_spawn_sleeper (job, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (job_test_pid_in (spawn_child_get_pid (child), path));
+  g_assert_true (spawn_job_kill (job, &error));
+  g_assert_no_error (error);
+  g_assert_true (job_test_child_gone (child, GONE_TIMEOUT_MS));
+  spawn_child_unref (child);
+
+  g_assert_no_errno (umount2 (sub, MNT_DETACH));
+  g_assert_true (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+typedef struct {
+  SpawnJob *job;
+  gint done;
+  guint spawned;
+  guint outside;
+} CloseRace;
+
+static gpointer
+job_test_close_race_closer (gpointer data)
+{
+  CloseRace *race = data;
+
+  while (!g_atomic_int_get (&race->done))
+    {
+      GError *error = NULL;
+
+      if (!spawn_job_close (race->job, GONE_TIMEOUT_MS, &error))
+        {
+          g_test_message ("close: %s", error->message);
+          g_error_free (error);
+        }
+    }
+  return NULL;
+}
+
+static void
+test_job_close_race (gconstpointer data)
+{
+  g_autoptr (SpawnJob) probe = job_test_cgroup_job (data);
+  g_autoptr (GPtrArray) children = g_ptr_array_new_with_free_func ((GDestroyNotify) spawn_child_unref);
+  CloseRace race = { 0 };
+  GThread *closer;
+  GError *error = NULL;
+  guint i;
+
+  g_test_summary ("spawn_job_close() in one thread while another spawns into the job: "
+                  "no child is born outside it, every one ends with the job, and no "
+                  "cgroup directory is left");
+  if (probe == NULL)
+    return;
+  race.job = spawn_job_new ();
+  closer = g_thread_new ("closer", job_test_close_race_closer, &race);
+  for (i = 0; i < 150; i++)
+    {
+      SpawnChild *child = job_test_spawn_sleeper (race.job, 0, &error);
+
+      g_assert_no_error (error);
+      g_ptr_array_add (children, child);
+    }
+  g_atomic_int_set (&race.done, TRUE);
+  g_thread_join (closer);
+  g_assert_true (spawn_job_close (race.job, GONE_TIMEOUT_MS, &error));
+  g_assert_no_error (error);
+  for (i = 0; i < children->len; i++)
+    if (!job_test_child_gone (g_ptr_array_index (children, i), 5000))
+      {
+        race.outside++;
+        spawn_child_send_signal (g_ptr_array_index (children, i), SIGKILL, NULL);
+      }
+  g_test_message ("%u of %u children outlived the job", race.outside, children->len);
+  g_assert_cmpuint (race.outside, ==, 0);
+  g_clear_object (&race.job);
+  g_assert_cmpuint (job_test_count_cgroup_dirs (spawn_job_get_cgroup_path (probe)), ==, 1);
+}
+
+static void
+test_job_process_set_job_running (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = job_test_cgroup_job (data);
+  g_autoptr (SpawnJob) other = spawn_job_new ();
+  g_autoptr (SpawnProcess) proc = NULL;
+  const char *argv[] = { testutil_helper, "sleep", "60000", NULL };
+  SpawnChild *bystander;
+  GError *error = NULL;
+
+  g_test_summary ("kill() of a running SpawnProcess reaches the job it was started in, "
+                  "not one set_job() named since, and leaves another job's tree alone");
+  if (job == NULL)
+    return;
+  bystander = job_test_spawn_sleeper (other, 0, &error);
+  g_assert_no_error (error);
+  proc = spawn_process_new (argv);
+  spawn_process_set_job (proc, job);
+  testutil_start_ok (proc);
+  spawn_process_set_job (proc, other);
+  g_assert_true (spawn_process_kill (proc, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_process_wait_for_finished (proc, GONE_TIMEOUT_MS, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (spawn_process_get_term_sig (proc), ==, SIGKILL);
+  g_assert_false (job_test_child_gone (bystander, 0));
+  spawn_child_send_signal (bystander, SIGKILL, NULL);
+  g_assert_true (spawn_child_wait (bystander, NULL, NULL, NULL));
+  spawn_child_unref (bystander);
+}
+
+static void
+test_job_children_let_go (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = job_test_cgroup_job (data);
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  GError *error = NULL;
+  SpawnChild *child;
+  int fds_before, pidfd;
+  guint i;
+
+  g_test_summary ("A job keeps no ended child: 300 spawns leave no descriptor behind, "
+                  "and a KILL_ON_CLOSE child is killed when its last reference goes");
+  if (job == NULL)
+    return;
+  fds_before = testutil_count_fds ();
+  for (i = 0; i < 300; i++)
+    {
+      child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL,
+                               0, NULL, NULL, NULL, 0, &error);
+      g_assert_no_error (error);
+      g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
+      spawn_child_unref (child);
+    }
+  g_assert_cmpint (testutil_count_fds (), ==, fds_before);
+
+  child = job_test_spawn_sleeper (job, SPAWN_CHILD_KILL_ON_CLOSE, &error);
+  g_assert_no_error (error);
+  pidfd = job_test_pidfd_open (spawn_child_get_pid (child));
+  spawn_child_unref (child);
+  g_assert_true (job_test_pidfd_gone (pidfd, GONE_TIMEOUT_MS));
+  close (pidfd);
+}
+
+static void
+test_job_sigterm_many (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = job_test_cgroup_job (data);
+  struct rlimit lim;
+  GError *error = NULL;
+  JobTree *tree;
+
+  g_test_summary ("SIGTERM reaches every process of a job of 900 (cgroup.procs longer "
+                  "than a page)");
+  if (job == NULL)
+    return;
+  /* A pidfd on each of the 900: more than a guest's default 1024 fds
+   * with what the sigchld backend keeps.  The rlimit is the process's:
+   * raised in a subprocess, after a skip the parent shows. */
+  g_assert_no_errno (getrlimit (RLIMIT_NOFILE, &lim));
+  if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < 2048)
+    {
+      g_test_skip_printf ("RLIMIT_NOFILE's hard limit is %ju: a pidfd on each of 900 "
+                          "processes needs more", (uintmax_t) lim.rlim_max);
+      return;
+    }
+  if (!testutil_isolated ())
+    return;
+  lim.rlim_cur = lim.rlim_max == RLIM_INFINITY ? 4096 : MIN (lim.rlim_max, 4096);
+  g_assert_no_errno (setrlimit (RLIMIT_NOFILE, &lim));
+  tree = job_tree_start_full (job, 0, "tree", "900", NULL);
+  g_assert_cmpuint (tree->pidfds->len, ==, 900);
+  g_assert_true (spawn_job_send_signal (job, SIGTERM, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (job_tree_count_alive (tree, GONE_TIMEOUT_MS), ==, 0);
+  g_assert_true (job_test_child_gone (tree->child, GONE_TIMEOUT_MS));
+  job_tree_free (tree);
+}
+
+static void
+test_job_nested (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = job_test_cgroup_job (data);
+  g_autofree char *path = NULL, *script = NULL;
+  const char *argv[] = { "/bin/sh", "-c", NULL, NULL };
+  GError *error = NULL;
+  JobTree *tree;
+
+  g_test_summary ("A program that makes a cgroup inside the job's (a nested job, a "
+                  "container runtime): SIGTERM reaches its processes, close removes "
+                  "both directories");
+  if (job == NULL)
+    return;
+  path = g_strdup (spawn_job_get_cgroup_path (job));
+  /* The shell moves itself into a cgroup of its own below the job's, then
+   * becomes a job-helper there. */
+  script = g_strdup_printf ("mkdir \"%s/inner\" && echo $$ >\"%s/inner/cgroup.procs\" && "
+                            "exec \"%s\" tree 2", path, path, job_helper);
+  argv[2] = script;
+  tree = g_new0 (JobTree, 1);
+  tree->pidfds = g_array_new (FALSE, FALSE, sizeof (int));
+  tree->pids = g_array_new (FALSE, FALSE, sizeof (int));
+  {
+    int out = -1;
+
+    tree->child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL,
+                                   NULL, 0, NULL, &out, NULL, 0, &error);
+    g_assert_no_error (error);
+    job_tree_read (tree, out);
+    close (out);
+  }
+  g_assert_cmpuint (tree->pidfds->len, ==, 2);
+  g_assert_true (job_test_pid_in (g_array_index (tree->pids, int, 0), path));
+  g_assert_true (spawn_job_send_signal (job, SIGTERM, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (job_tree_count_alive (tree, GONE_TIMEOUT_MS), ==, 0);
+  g_assert_true (spawn_child_wait (tree->child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  job_tree_free (tree);
+}
+
+static void
+test_job_process_dispose_unstarted (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = job_test_cgroup_job (data);
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  SpawnProcess *proc;
+  SpawnChild *child;
+  GError *error = NULL;
+
+  g_test_summary ("Dropping a SpawnProcess that shares a job and never started kills "
+                  "nothing of the job");
+  if (job == NULL)
+    return;
+  child = job_test_spawn_sleeper (job, 0, &error);
+  g_assert_no_error (error);
+  proc = spawn_process_new (argv);
+  spawn_process_set_job (proc, job);
+  g_object_unref (proc);
+  g_assert_false (job_test_child_gone (child, 1000));
+  g_assert_false (spawn_job_is_empty (job));
+  g_assert_true (spawn_job_kill (job, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
+  spawn_child_unref (child);
+}
+
+static void
+test_job_cpu_time_reuse (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = job_test_cgroup_job (data);
+  const char *argv[] = { job_helper, "busy-tree", "1", "200", NULL };
+  GError *error = NULL;
+  guint64 closed, again;
+  SpawnChild *child;
+
+  g_test_summary ("A job's CPU time never goes backwards: after close and a new spawn "
+                  "it is the sum of its cgroups'");
+  if (job == NULL)
+    return;
+  child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                           NULL, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
+  spawn_child_unref (child);
+  g_assert_true (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
+  g_assert_no_error (error);
+  closed = spawn_job_get_cpu_usec (job, NULL, NULL);
+  g_assert_cmpuint (closed, >=, 190000);
+  child = job_test_spawn_sleeper (job, 0, &error);
+  g_assert_no_error (error);
+  again = spawn_job_get_cpu_usec (job, NULL, NULL);
+  g_assert_cmpuint (again, >=, closed);
+  g_assert_true (spawn_job_kill (job, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
+  spawn_child_unref (child);
+  g_assert_true (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (spawn_job_get_cpu_usec (job, NULL, NULL), >=, again);
+}
+
+static void
+test_group_subprocess_flags (gconstpointer data G_GNUC_UNUSED)
+{
+  static const SpawnProcessFlags own[] = {
+    SPAWN_PROCESS_FLAGS_NEW_SESSION, SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP,
+  };
+  gsize i;
+
+  g_test_summary ("set_subprocess_flags() keeps NEW_SESSION and NEW_PROCESS_GROUP, "
+                  "which GSubprocessFlags cannot say");
+  for (i = 0; i < G_N_ELEMENTS (own); i++)
+    {
+      g_autoptr (SpawnProcess) proc = spawn_process_new (NULL);
+
+      spawn_process_set_flags (proc, own[i] | SPAWN_PROCESS_FLAGS_INHERIT_FDS);
+      spawn_process_set_subprocess_flags (proc, G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+      g_assert_cmpint (spawn_process_get_flags (proc), ==, own[i]);
+    }
+}
+
+/* Issue 35, item 2: no silent fallback. */
+
+static void
+test_job_fallback_honest (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = NULL;
+  gboolean empty, closed, empty_after;
+  GError *error = NULL;
+  JobTree *tree;
+
+  g_test_summary ("In the process-group mode a job never says TRUE about a tree it cannot "
+                  "see: with a setsid() daemon left, is_empty() and close() say FALSE, and "
+                  "close() says why");
+  if (!testutil_use_backend (data))
+    return;
+  if (!testutil_isolated ())
+    return;
+  g_setenv ("LIBSPAWN_JOB_MODE", "process-group", TRUE);
+  job = spawn_job_new ();
+  g_assert_true (spawn_job_is_empty (job));
+  tree = job_tree_start_full (job, 0, "all", NULL, NULL);
+  g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_PROCESS_GROUP);
+  g_assert_true (spawn_job_kill (job, &error));
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (tree->child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (job_test_pidfd_gone (g_array_index (tree->pidfds, int, 0), GONE_TIMEOUT_MS));
+  g_assert_true (job_test_pidfd_gone (g_array_index (tree->pidfds, int, 1), GONE_TIMEOUT_MS));
+  /* The setsid() daemon runs on, unseen. */
+  g_assert_false (job_test_pidfd_gone (g_array_index (tree->pidfds, int, 2), 0));
+  empty = spawn_job_is_empty (job);
+  closed = spawn_job_close (job, GONE_TIMEOUT_MS, &error);
+  empty_after = spawn_job_is_empty (job);
+  /* The daemon holds our stderr: gone before anything can fail, or the
+   * test's parent would wait for it. */
+  job_tree_free (tree);
+  g_assert_false (empty);
+  g_assert_false (closed);
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_FAILED);
+  g_test_message ("close: %s", error->message);
+  g_assert_nonnull (strstr (error->message, "LIBSPAWN_JOB_MODE"));
+  g_clear_error (&error);
+  g_assert_false (empty_after);
+}
+
+static void
+test_job_require_cgroup (gconstpointer data)
+{
+  g_autoptr (SpawnJob) required = NULL, lenient = NULL;
+  g_autoptr (GError) reason = NULL;
+  const char *argv[] = { "/bin/true", NULL };
+  GError *error = NULL;
+  SpawnChild *child;
+
+  g_test_summary ("Where our cgroup is not ours to write (an unprivileged user, no "
+                  "delegation) a job that requires a cgroup refuses the spawn with the "
+                  "reason; one that does not falls back and keeps the reason");
+  if (!g_test_subprocess () && geteuid () != 0)
+    {
+      g_test_skip ("needs root: the case becomes user nobody in a subprocess");
+      return;
+    }
+  if (!testutil_use_backend (data))
+    return;
+  if (!g_test_subprocess ())
+    {
+      g_autoptr (SpawnJob) probe = job_test_cgroup_job (data);
+
+      if (probe == NULL)
+        return;
+    }
+  if (!testutil_isolated ())
+    return;
+  g_assert_no_errno (setresgid (65534, 65534, 65534));
+  g_assert_no_errno (setresuid (65534, 65534, 65534));
+
+  required = spawn_job_new ();
+  spawn_job_set_require_cgroup (required, TRUE);
+  g_assert_true (spawn_job_get_require_cgroup (required));
+  g_assert_null (spawn_job_dup_fallback_error (required));
+  child = spawn_job_spawn (required, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL,
+                           0, NULL, NULL, NULL, 0, &error);
+  g_assert_null (child);
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_ACCES);
+  g_test_message ("refused: %s", error->message);
+  g_assert_nonnull (strstr (error->message, "/bin/true"));
+  g_assert_nonnull (strstr (error->message, "not delegated"));
+  g_clear_error (&error);
+  g_assert_cmpint (spawn_job_get_mode (required), ==, SPAWN_JOB_MODE_NONE);
+  reason = spawn_job_dup_fallback_error (required);
+  g_assert_error (reason, SPAWN_ERROR, SPAWN_ERROR_ACCES);
+  g_clear_error (&reason);
+
+  lenient = spawn_job_new ();
+  child = spawn_job_spawn (lenient, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL,
+                           0, NULL, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
+  spawn_child_unref (child);
+  g_assert_cmpint (spawn_job_get_mode (lenient), ==, SPAWN_JOB_MODE_PROCESS_GROUP);
+  reason = spawn_job_dup_fallback_error (lenient);
+  g_assert_error (reason, SPAWN_ERROR, SPAWN_ERROR_ACCES);
+  g_assert_nonnull (strstr (reason->message, "not ours to write"));
+}
+
 static const TestutilCase job_cases[] = {
   { "stop-tree", test_job_stop_tree },
   { "outlives-child", test_job_outlives_child },
@@ -811,6 +1401,17 @@ static const TestutilCase job_cases[] = {
   { "fallback-forced", test_job_fallback_forced },
   { "fallback-no-cgroup", test_job_fallback_no_cgroup },
   { "app-killed", test_job_app_killed },
+  { "parallel-guardian", test_job_parallel_guardian },
+  { "close-failed", test_job_close_failed },
+  { "close-race", test_job_close_race },
+  { "process-set-job-running", test_job_process_set_job_running },
+  { "children-let-go", test_job_children_let_go },
+  { "sigterm-many", test_job_sigterm_many },
+  { "nested", test_job_nested },
+  { "process-dispose-unstarted", test_job_process_dispose_unstarted },
+  { "cpu-time-reuse", test_job_cpu_time_reuse },
+  { "fallback-honest", test_job_fallback_honest },
+  { "require-cgroup", test_job_require_cgroup },
 };
 
 int

@@ -194,6 +194,65 @@ def _():
     assert fd_count() == before, (before, fd_count())
 
 
+def spawn_callables():
+    """Every function, method and constructor of the Spawn typelib, through
+    PyGObject's own view of it (gi._gi: the GIRepository 2.0 bindings do
+    not wrap the info types)."""
+    from gi import _gi
+    for info in _gi.Repository.get_default().get_infos("Spawn"):
+        if isinstance(info, _gi.FunctionInfo):
+            yield info.get_name(), info
+        elif isinstance(info, (_gi.ObjectInfo, _gi.StructInfo)):
+            for m in info.get_methods():
+                yield "%s.%s" % (info.get_name(), m.get_name()), m
+
+
+SCOPE_CALL = 1  # GI_SCOPE_TYPE_CALL: runs during the call
+
+
+@case("the typelib has no callback a spawn could run between clone and exec (no child_setup)")
+def _():
+    # Any callable with a callback parameter that runs during the call (a
+    # child_setup is one): a Python callable cannot be async-signal-safe,
+    # and a CLONE_VM child would run it in our memory.  The other callbacks
+    # (GAsyncReadyCallback, a child watch's) run in the parent, from a
+    # main loop.
+    from gi import _gi
+    bad = []
+    n = 0
+    for name, fn in spawn_callables():
+        n += 1
+        for arg in fn.get_arguments():
+            iface = arg.get_type().get_interface()
+            if not isinstance(iface, _gi.CallbackInfo):
+                continue
+            if (iface.get_name() == "SpawnChildSetupFunc" or "setup" in arg.get_name()
+                    or arg.get_scope() == SCOPE_CALL):
+                bad.append("%s(%s: %s)" % (name, arg.get_name(), iface.get_name()))
+    assert n > 50, n  # the walk saw the library
+    assert not bad, bad
+    assert not hasattr(Spawn.Job, "spawn")
+    assert hasattr(Spawn.Job, "spawn_with_pipes")
+
+
+@case("Job.spawn_with_pipes(): the child is in the job, one pipe asked for, one fd")
+def _():
+    job = Spawn.Job.new()
+    before = fd_count()
+    child, i, o, e = job.spawn_with_pipes(None, ["echo", "hi"], None, GLib.SpawnFlags.SEARCH_PATH,
+                                          Spawn.ChildFlags.FLAGS_NONE, Spawn.PipeFlags.STDOUT,
+                                          -1, -1, -1, None, None)
+    assert i == -1 and e == -1 and o >= 0, (i, o, e)
+    with os.fdopen(o, "rb") as f:
+        assert f.read() == b"hi\n"
+    ok, info = child.wait(None)
+    assert ok and info.status == 0
+    assert job.get_mode() != Spawn.JobMode.NONE
+    del child
+    assert job.close(5000) or job.get_mode() == Spawn.JobMode.NONE
+    assert fd_count() == before, (before, fd_count())
+
+
 @case("Spawn.Child.wait_async: the callback's source object finishes the wait (src.wait_finish(res))")
 def _():
     child, *_ = Spawn.async_fd_with_pipes(None, ["sh", "-c", "exit 7"], None, GLib.SpawnFlags.SEARCH_PATH,

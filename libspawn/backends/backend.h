@@ -31,6 +31,11 @@ struct _SpawnChild {
   gboolean group_leader;     /* its PID is its process group's ID */
   char *program;             /* argv[0], for messages */
   gpointer backend_data;
+  /* Told when the last reference goes, before anything is released: the
+   * job whose list has the child without a reference (job.c).  Set once,
+   * before the child is handed out. */
+  void (*forget) (gpointer data, SpawnChild *child);
+  gpointer forget_data;
 };
 
 struct _SpawnBackendOps {

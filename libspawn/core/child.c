@@ -322,6 +322,11 @@ spawn_child_unref (SpawnChild *child)
 
   if (!g_atomic_int_dec_and_test (&child->ref_count))
     return;
+  if (child->forget != NULL)
+    {
+      child->forget (child->forget_data, child);
+      child->forget = NULL;
+    }
   /* Not left to the kernel even where it would do it (clonefd with
    * AUTOKILL): a fork() of the application may share the fd. */
   if (child->pid > 0 && child->kill_on_close &&

@@ -22,6 +22,7 @@
 #include "job-private.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -134,23 +135,55 @@ cgroup_write (int dir_fd, const char *name, const char *text)
   return err;
 }
 
-/* The file @name of @dir_fd, NUL-terminated, or NULL with errno set. */
+/* All of @fd from offset 0, NUL-terminated, or NULL with errno set.  A
+ * cgroup file has no size to ask for (st_size is 0 or a page): read to
+ * the end, however long (cgroup.procs of a big job is many pages). */
+static char *
+cgroup_read_fd (int fd)
+{
+  GByteArray *buf = g_byte_array_sized_new (4096);
+  off_t off = 0;
+  ssize_t n;
+
+  for (;;)
+    {
+      g_byte_array_set_size (buf, off + 4096);
+      n = pread (fd, buf->data + off, 4096, off);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      off += n;
+    }
+  if (n < 0)
+    {
+      int saved_errno = errno;
+
+      g_byte_array_unref (buf);
+      errno = saved_errno;
+      return NULL;
+    }
+  g_byte_array_set_size (buf, off + 1);
+  buf->data[off] = '\0';
+  return (char *) g_byte_array_free (buf, FALSE);
+}
+
+/* The file @name of @dir_fd, whole, NUL-terminated, or NULL with errno
+ * set. */
 static char *
 cgroup_read (int dir_fd, const char *name)
 {
-  char buf[4096];
-  ssize_t n;
-  int fd;
+  char *text;
+  int fd, saved_errno;
 
   fd = openat (dir_fd, name, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return NULL;
-  n = read (fd, buf, sizeof buf - 1);
+  text = cgroup_read_fd (fd);
+  saved_errno = errno;
   close (fd);
-  if (n < 0)
-    return NULL;
-  buf[n] = '\0';
-  return g_strdup (buf);
+  errno = saved_errno;
+  return text;
 }
 
 /* The value of "@key N" in the flat-keyed @text; FALSE if absent. */
@@ -278,23 +311,23 @@ _spawn_cgroup_create (SpawnCgroup *cg, const char *name, const SpawnJobLimits *l
 fail:
   if (*failed_what == NULL)
     *failed_what = g_strdup (cg->path);
-  _spawn_cgroup_remove (cg);
+  /* Nothing ran in it: its removal fails only if someone else made a
+   * cgroup in it meanwhile, which then keeps it. */
+  if (_spawn_cgroup_remove (cg, NULL) < 0)
+    _spawn_cgroup_release (cg);
   return err;
 }
 
-/* Whether anything runs in it: 1, 0, or -errno. */
+/* Whether anything runs in it or below it: 1, 0, or -errno. */
 static int
 cgroup_populated_fd (int events_fd)
 {
-  char buf[256];
+  g_autofree char *text = cgroup_read_fd (events_fd);
   guint64 populated = 1;
-  ssize_t n;
 
-  n = pread (events_fd, buf, sizeof buf - 1, 0);
-  if (n < 0)
+  if (text == NULL)
     return -errno;
-  buf[n] = '\0';
-  cgroup_key (buf, "populated", &populated);
+  cgroup_key (text, "populated", &populated);
   return populated != 0;
 }
 
@@ -346,54 +379,132 @@ _spawn_cgroup_wait_empty (SpawnCgroup *cg, int timeout_ms)
   return r < 0 ? r : 0;
 }
 
-/* @signum to every process listed in cgroup.procs, each through a pidfd
- * opened first and then checked to be ours (/proc/PID/cgroup names our
- * path), so that a PID that ended and was reused meanwhile is not
- * signalled.  A process forked during the walk may be missed: for SIGKILL
- * use cgroup.kill, which is exact. */
+/* A cgroup below a job's: the job's own holds the processes a program of
+ * the job moved into cgroups it made (a nested job, a container runtime,
+ * systemd --user).  @parent_fd/@name is the directory, @dir_fd it opened,
+ * @rel its path below the job's cgroup. */
+typedef int (*CgroupVisit) (int parent_fd, const char *name, int dir_fd, const char *rel,
+                            gpointer data);
+
+/* Calls @visit on every cgroup below @dir_fd, deepest first (so that a
+ * visit may remove the directory).  Goes on after a failed visit; returns
+ * the first failure. */
 static int
-cgroup_signal_each (SpawnCgroup *cg, int signum)
+cgroup_walk_below (int dir_fd, const char *rel, CgroupVisit visit, gpointer data)
 {
-  g_autofree char *procs = NULL;
-  g_autofree char *line = NULL, *nl_line = NULL;
-  const char *self;
-  char **pids;
+  struct dirent *e;
+  DIR *dir;
+  int fd, err = 0;
+
+  fd = openat (dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  dir = fdopendir (fd);
+  if (dir == NULL)
+    {
+      err = -errno;
+      close (fd);
+      return err;
+    }
+  while ((e = readdir (dir)) != NULL)
+    {
+      g_autofree char *sub_rel = NULL;
+      int sub_fd, r;
+
+      if (e->d_type != DT_DIR || strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
+        continue;
+      sub_fd = openat (dirfd (dir), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (sub_fd < 0)
+        {
+          /* Removed meanwhile (by its maker): nothing to do there. */
+          if (errno != ENOENT && err == 0)
+            err = -errno;
+          continue;
+        }
+      sub_rel = rel[0] != '\0' ? g_strconcat (rel, "/", e->d_name, NULL) : g_strdup (e->d_name);
+      r = cgroup_walk_below (sub_fd, sub_rel, visit, data);
+      if (r == 0)
+        r = visit (dirfd (dir), e->d_name, sub_fd, sub_rel, data);
+      close (sub_fd);
+      if (r < 0 && err == 0)
+        err = r;
+    }
+  closedir (dir);
+  return err;
+}
+
+typedef struct {
+  int signum;
+  const char *line;           /* "0::/our/path/NAME" */
+} CgroupSignal;
+
+/* Whether /proc/@pid/cgroup puts @pid in the job's cgroup or below it. */
+static gboolean
+cgroup_pid_is_ours (int pid, const char *line)
+{
+  g_autofree char *proc_path = g_strdup_printf ("/proc/%d/cgroup", pid);
+  g_autofree char *where = NULL;
+  gsize len = strlen (line);
+  const char *p;
+
+  if (!g_file_get_contents (proc_path, &where, NULL, NULL))
+    return FALSE;
+  for (p = where; p != NULL; p = strchr (p, '\n'), p = p != NULL ? p + 1 : NULL)
+    if (strncmp (p, line, len) == 0 && (p[len] == '\n' || p[len] == '/' || p[len] == '\0'))
+      return TRUE;
+  return FALSE;
+}
+
+/* @signum to every process listed in @dir_fd's cgroup.procs, each through
+ * a pidfd opened first and then checked to be ours, so that a PID that
+ * ended and was reused meanwhile is not signalled. */
+static int
+cgroup_signal_procs (int parent_fd G_GNUC_UNUSED, const char *name G_GNUC_UNUSED, int dir_fd,
+                     const char *rel G_GNUC_UNUSED, gpointer data)
+{
+  const CgroupSignal *how = data;
+  g_autofree char *procs = cgroup_read (dir_fd, "cgroup.procs");
+  g_auto (GStrv) pids = NULL;
   int i, err = 0;
 
-  procs = cgroup_read (cg->dir_fd, "cgroup.procs");
   if (procs == NULL)
-    return -errno;
-  _spawn_cgroup_self (&self);
-  /* "0::/our/path/NAME\n", NAME being the last component of cg->path. */
-  line = g_strdup_printf ("0::%s%s%s\n", cgroup_self_line,
-                          g_str_has_suffix (cgroup_self_line, "/") ? "" : "/",
-                          strrchr (cg->path, '/') + 1);
-  nl_line = g_strconcat ("\n", line, NULL);
+    return errno == ENOENT ? 0 : -errno;
   pids = g_strsplit (procs, "\n", -1);
   for (i = 0; pids[i] != NULL; i++)
     {
-      g_autofree char *proc_path = NULL, *where = NULL;
       int pid = atoi (pids[i]);
-      int pidfd;
+      int pidfd, r;
 
-      if (pid <= 0)
+      if (pid <= 0 || (pidfd = syscall (SYS_pidfd_open, pid, 0)) < 0)
         continue;
-      pidfd = syscall (SYS_pidfd_open, pid, 0);
-      if (pidfd < 0)
-        continue;
-      proc_path = g_strdup_printf ("/proc/%d/cgroup", pid);
-      if (g_file_get_contents (proc_path, &where, NULL, NULL) &&
-          (g_str_has_prefix (where, line) || strstr (where, nl_line) != NULL))
-        {
-          int r = _spawn_fd_send_signal (pidfd, signum);
-
-          if (r < 0 && r != -ESRCH)
-            err = r;
-        }
+      if (cgroup_pid_is_ours (pid, how->line) &&
+          (r = _spawn_fd_send_signal (pidfd, how->signum)) < 0 && r != -ESRCH && err == 0)
+        err = r;
       close (pidfd);
     }
-  g_strfreev (pids);
   return err;
+}
+
+/* @signum to every process of the job's cgroup and of the cgroups below
+ * it.  A process forked during the walk may be missed: for SIGKILL use
+ * cgroup.kill, which is exact. */
+static int
+cgroup_signal_each (SpawnCgroup *cg, int signum)
+{
+  g_autofree char *line = NULL;
+  CgroupSignal how;
+  const char *self;
+  int err, r;
+
+  _spawn_cgroup_self (&self);
+  line = g_strdup_printf ("0::%s%s%s", cgroup_self_line,
+                          g_str_has_suffix (cgroup_self_line, "/") ? "" : "/",
+                          strrchr (cg->path, '/') + 1);
+  how.signum = signum;
+  how.line = line;
+  err = cgroup_signal_procs (-1, NULL, cg->dir_fd, "", &how);
+  r = cgroup_walk_below (cg->dir_fd, "", cgroup_signal_procs, &how);
+  return err < 0 ? err : r;
 }
 
 int
@@ -431,19 +542,59 @@ _spawn_cgroup_read_usage (SpawnCgroup *cg, SpawnJobUsage *usage)
     usage->memory_peak = g_ascii_strtoull (peak, NULL, 10);
 }
 
-int
-_spawn_cgroup_remove (SpawnCgroup *cg)
+typedef struct {
+  char *failed;               /* the first directory not removed, below the job's */
+} CgroupRemove;
+
+static int
+cgroup_remove_one (int parent_fd, const char *name, int dir_fd G_GNUC_UNUSED, const char *rel,
+                   gpointer data)
 {
+  CgroupRemove *rm = data;
+
+  if (unlinkat (parent_fd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+    return 0;
+  if (rm->failed == NULL)
+    rm->failed = g_strdup (rel);
+  return -errno;
+}
+
+int
+_spawn_cgroup_remove (SpawnCgroup *cg, char **failed_path)
+{
+  CgroupRemove rm = { NULL };
   int err = 0;
 
+  if (cg->path == NULL)
+    return 0;
+  /* What programs of the job made below it first, deepest first: rmdir
+   * refuses a cgroup that has children (EBUSY). */
+  if (cg->dir_fd >= 0)
+    err = cgroup_walk_below (cg->dir_fd, "", cgroup_remove_one, &rm);
+  if (err == 0 && rmdir (cg->path) < 0 && errno != ENOENT)
+    err = -errno;
+  if (err < 0)
+    {
+      /* Keep the directory and its fds: the job still holds it, and a
+       * later close (or the guardian) tries again. */
+      if (failed_path != NULL)
+        *failed_path = rm.failed != NULL ? g_build_filename (cg->path, rm.failed, NULL)
+                                         : g_strdup (cg->path);
+      g_free (rm.failed);
+      return err;
+    }
+  _spawn_cgroup_release (cg);
+  return 0;
+}
+
+/* Closes the fds and forgets the path, leaving the directory. */
+void
+_spawn_cgroup_release (SpawnCgroup *cg)
+{
   if (cg->procs_fd >= 0)
     close (cg->procs_fd);
   if (cg->dir_fd >= 0)
     close (cg->dir_fd);
   cg->procs_fd = cg->dir_fd = -1;
-  if (cg->path != NULL && rmdir (cg->path) < 0 && errno != ENOENT)
-    err = -errno;
-  if (err == 0)
-    g_clear_pointer (&cg->path, g_free);
-  return err;
+  g_clear_pointer (&cg->path, g_free);
 }

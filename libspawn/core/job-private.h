@@ -5,8 +5,10 @@
  *
  * job.c is the SpawnJob object and the choice of its mode; job-cgroup.c
  * the cgroup v2 files; spawn.c puts a child into a job through
- * _spawn_job_prepare() and _spawn_job_adopt().  Calls go spawn.c ->
- * job.c -> job-cgroup.c, never back.
+ * _spawn_job_prepare() and _spawn_job_born().  Calls go spawn.c ->
+ * job.c -> job-cgroup.c, never back; child.c tells a job that a child's
+ * last reference went only through the hook the job set on it
+ * (SpawnChild's forget).
  */
 #pragma once
 
@@ -47,19 +49,31 @@ int  _spawn_cgroup_signal (SpawnCgroup *cg, int signum);
 int  _spawn_cgroup_populated (SpawnCgroup *cg);
 int  _spawn_cgroup_wait_empty (SpawnCgroup *cg, int timeout_ms);
 void _spawn_cgroup_read_usage (SpawnCgroup *cg, SpawnJobUsage *usage);
-/* Closes its fds and removes the directory (EBUSY while populated). */
-int  _spawn_cgroup_remove (SpawnCgroup *cg);
+/* Removes the directory and every cgroup a program of the job made below
+ * it, deepest first; then closes the fds and forgets the path.  On
+ * failure (EBUSY while populated) keeps all of it, and *@failed_path
+ * (allocated, if not NULL) names the directory that could not go. */
+int  _spawn_cgroup_remove (SpawnCgroup *cg, char **failed_path);
+/* Closes the fds and forgets the path; the directory stays. */
+void _spawn_cgroup_release (SpawnCgroup *cg);
 
 /* job.c */
 /* Before a spawn into @job: make its cgroup if it has none (or choose the
- * process-group mode), and set @plan's cgroup or process group. */
+ * process-group mode, or fail if the job requires a cgroup), and set
+ * @plan's cgroup or process group.  On success the spawn holds a birth:
+ * until _spawn_job_born() the job stays in its phase (a close waits), so
+ * that the cgroup fds in @plan stay valid and the child is born into a
+ * cgroup that a close then sees. */
 gboolean _spawn_job_prepare (SpawnJob *job, const char *argv0, SpawnExecPlan *plan,
                              GError **error);
-/* After it: @child belongs to @job. */
-void     _spawn_job_adopt (SpawnJob *job, SpawnChild *child);
-/* Kill-on-close for the tree: the argv of a guardian that @job's cgroup
- * needs (NULL: it has one, or is not in the cgroup mode), to be started
- * by the caller outside the job with the read end of a pipe as its stdin;
- * then _spawn_job_set_guardian() with the write end. */
-char   **_spawn_job_guardian_argv (SpawnJob *job);
+/* After the spawn that _spawn_job_prepare() let in: @child (NULL if the
+ * spawn failed) belongs to @job; the birth is over. */
+void     _spawn_job_born (SpawnJob *job, SpawnChild *child);
+/* Kill-on-close for the tree, during a birth: the argv of a guardian that
+ * @job's cgroup needs, to be started by the caller outside the job with
+ * the read end of a pipe as its stdin, then _spawn_job_set_guardian()
+ * with the write end (or NULL and -1 if it could not be started).  NULL:
+ * the cgroup has its guardian (or is not in the cgroup mode).  One caller
+ * at a time is given the argv; another waits until that one has set it. */
+char   **_spawn_job_guardian_claim (SpawnJob *job);
 void     _spawn_job_set_guardian (SpawnJob *job, SpawnChild *guardian, int pipe_fd);

@@ -5,14 +5,19 @@
  *
  * The mode is chosen at the first spawn (_spawn_job_prepare()): a cgroup
  * of the job's own where we may make one (job-cgroup.c), else a process
- * group per child.  LIBSPAWN_JOB_MODE=process-group forces the second, so
- * that one machine tests both.  The cgroup lives until spawn_job_close()
- * or the job's finalization, which kill what is left, wait for it to be
- * gone and remove the directory.
+ * group per child, unless the job requires a cgroup; either way the
+ * reason is kept as a GError.  LIBSPAWN_JOB_MODE=process-group forces the
+ * second, so that one machine tests both.  The cgroup lives until
+ * spawn_job_close() or the job's finalization, which kill what is left,
+ * wait for it to be gone and remove the directory (and what was made
+ * below it).  The phases are one JobState under the job's lock; a spawn
+ * holds its phase from prepare to born (@births), and a close waits for
+ * those, so that no child is born into a cgroup being removed.
  */
 #include "job-private.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,26 +26,71 @@
  * up on removing the cgroup (a process stuck in the kernel). */
 #define JOB_FINALIZE_TIMEOUT_MS 5000
 
+/* A job's phases.  NONE -> CGROUP or PROCESS_GROUP at the first spawn
+ * (_spawn_job_prepare()), -> CLOSING while spawn_job_close() or the
+ * finalization works, -> NONE once the cgroup is gone (back to the phase
+ * it was in if it could not be removed: the job keeps it and its fds). */
+typedef enum {
+  JOB_STATE_NONE,
+  JOB_STATE_CGROUP,
+  JOB_STATE_PROCESS_GROUP,
+  JOB_STATE_CLOSING,
+} JobState;
+
+/* The guardian of the cgroup's tree (kill-on-close): one per cgroup, made
+ * by the first kill-on-close spawn; another that comes meanwhile waits. */
+typedef enum {
+  GUARDIAN_NONE,
+  GUARDIAN_STARTING,
+  GUARDIAN_RUNNING,
+} GuardianState;
+
+/* The children of the process-group mode, listed without a reference:
+ * each child's last unref takes itself off (job_members_forget()), so a
+ * child the caller drops goes (killed first with KILL_ON_CLOSE), its fd
+ * with it.  Shared by the job and every listed child, which is why it
+ * has its own reference count and lock.  Lock order: the job's lock, then
+ * this one, then a child's. */
+typedef struct {
+  gatomicrefcount ref;
+  GMutex lock;
+  GPtrArray *children;        /* SpawnChild *, no reference */
+  SpawnJobUsage ended;        /* of the children that went, collected */
+} JobMembers;
+
 struct _SpawnJob {
   GObject parent_instance;
 
   GMutex lock;                /* everything below */
+  GCond cond;                 /* @state, @guardian_state or @births changed */
+  JobState state;
+  JobState closing_from;      /* in CLOSING: the phase being closed */
+  guint births;               /* spawns between prepare and born */
+  gboolean blind;             /* a process-group child was started: a
+                               * descendant may have left its group */
+  gboolean require_cgroup;
   SpawnJobLimits limits;
-  SpawnJobMode mode;
-  char *fallback_reason;      /* why not a cgroup, in words */
-  SpawnCgroup cgroup;         /* path NULL: none (yet, or any more) */
-  SpawnJobUsage usage;        /* of the cgroup, read when it was removed */
-  GPtrArray *children;        /* SpawnChild *, each a reference */
+  GError *fallback_error;     /* why not a cgroup */
+  SpawnCgroup cgroup;         /* path NULL: none */
+  SpawnJobUsage closed_usage; /* of the cgroups closed so far, summed */
+  JobMembers *members;
+  /* Process-group children that run, not KILL_ON_CLOSE, each a reference
+   * (so that the job can still signal a group whose leader the caller let
+   * go); dropped once ended (job_prune()). */
+  GPtrArray *held;
   /* Kill-on-close for the tree: a shell outside the job that kills its
    * cgroup and removes it once its stdin, a pipe whose only write end is
    * @guardian_fd, reports EOF: when we close it, or when the kernel does
    * because the application died, however it died. */
+  GuardianState guardian_state;
   SpawnChild *guardian;
   int guardian_fd;
 };
 
 /* The guardian's script: $0 is the cgroup.  Before 5.14 (no cgroup.kill)
- * it kills what cgroup.procs lists until it lists nothing. */
+ * it kills what cgroup.procs lists until it lists nothing (of the top
+ * cgroup: a nested one needs cgroup.kill).  It removes the cgroups that
+ * programs of the job made below it too, deepest first. */
 static const char job_guardian_script[] =
   "cat >/dev/null\n"
   "echo 1 >\"$0/cgroup.kill\" 2>/dev/null ||\n"
@@ -49,7 +99,7 @@ static const char job_guardian_script[] =
   "  [ \"$value\" = 0 ] && break\n"
   "  sleep 1\n"
   "done\n"
-  "rmdir \"$0\" 2>/dev/null\n";
+  "find \"$0\" -depth -type d -exec rmdir {} \\; 2>/dev/null\n";
 
 enum {
   PROP_0,
@@ -57,6 +107,7 @@ enum {
   PROP_PIDS_MAX,
   PROP_MODE,
   PROP_CGROUP_PATH,
+  PROP_REQUIRE_CGROUP,
   N_PROPS,
 };
 
@@ -70,7 +121,7 @@ G_DEFINE_TYPE_EXTENDED (SpawnJob, spawn_job, G_TYPE_OBJECT, G_TYPE_FLAG_FINAL, {
 /**
  * SpawnJob:
  *
- * A process tree as one unit: what [method@Spawn.Job.spawn] (or a
+ * A process tree as one unit: what [method@Spawn.Job.spawn_with_pipes] (or a
  * [class@Spawn.Process] given the job with [method@Spawn.Process.set_job])
  * starts, and everything that starts in turn, however it forks, double
  * forks or calls setsid().
@@ -111,7 +162,7 @@ spawn_job_new (void)
 static void
 job_check_not_started (SpawnJob *job, const char *what)
 {
-  if (job->mode != SPAWN_JOB_MODE_NONE)
+  if (job->state != JOB_STATE_NONE)
     g_warning ("SpawnJob: %s set after the first spawn applies to the next cgroup "
                "only (after spawn_job_close())", what);
 }
@@ -239,13 +290,39 @@ spawn_job_get_cpu_max (SpawnJob *job, guint64 *period_usec)
   return job->limits.cpu_quota_usec;
 }
 
+static SpawnJobMode
+job_mode_of (JobState state)
+{
+  switch (state)
+    {
+    case JOB_STATE_CGROUP:
+    case JOB_STATE_CLOSING:     /* only a cgroup takes a while to close */
+      return SPAWN_JOB_MODE_CGROUP;
+    case JOB_STATE_PROCESS_GROUP:
+      return SPAWN_JOB_MODE_PROCESS_GROUP;
+    case JOB_STATE_NONE:
+    default:
+      return SPAWN_JOB_MODE_NONE;
+    }
+}
+
+/* With the lock held: whether the job's cgroup is there to ask or signal
+ * (also while a close waits for the spawns under way). */
+static gboolean
+job_in_cgroup (SpawnJob *job)
+{
+  return job->state == JOB_STATE_CGROUP ||
+         (job->state == JOB_STATE_CLOSING && job->closing_from == JOB_STATE_CGROUP);
+}
+
 /**
  * spawn_job_get_mode:
  * @job: a job
  *
  * How the job holds its processes: %SPAWN_JOB_MODE_NONE before the first
- * spawn, then %SPAWN_JOB_MODE_CGROUP or, where no cgroup could be made,
- * %SPAWN_JOB_MODE_PROCESS_GROUP (the debug log says why).
+ * spawn (and after [method@Spawn.Job.close]), then %SPAWN_JOB_MODE_CGROUP
+ * or, where no cgroup could be made, %SPAWN_JOB_MODE_PROCESS_GROUP
+ * ([method@Spawn.Job.dup_fallback_error] says why).
  *
  * Returns: the mode
  *
@@ -258,16 +335,90 @@ spawn_job_get_mode (SpawnJob *job)
 
   g_return_val_if_fail (SPAWN_IS_JOB (job), SPAWN_JOB_MODE_NONE);
   g_mutex_lock (&job->lock);
-  mode = job->mode;
+  mode = job_mode_of (job->state);
   g_mutex_unlock (&job->lock);
   return mode;
+}
+
+/**
+ * spawn_job_set_require_cgroup:
+ * @job: a job
+ * @require: whether the job must be a cgroup
+ *
+ * With @require, a spawn into the job that cannot have a cgroup of its
+ * own fails with the reason ([method@Spawn.Job.dup_fallback_error]'s
+ * error) instead of falling back on process groups, which a setsid()
+ * daemon escapes and whose end the job cannot see.  A job with limits
+ * requires a cgroup anyway.  Set before the first spawn.  Should a later
+ * release hold jobs in other kinds of cgroups (a systemd scope), each of
+ * them satisfies this.
+ *
+ * Since: 0.3
+ */
+void
+spawn_job_set_require_cgroup (SpawnJob *job, gboolean require)
+{
+  g_return_if_fail (SPAWN_IS_JOB (job));
+  g_mutex_lock (&job->lock);
+  job_check_not_started (job, "require-cgroup");
+  job->require_cgroup = require != FALSE;
+  g_mutex_unlock (&job->lock);
+  g_object_notify_by_pspec (G_OBJECT (job), job_props[PROP_REQUIRE_CGROUP]);
+}
+
+/**
+ * spawn_job_get_require_cgroup:
+ * @job: a job
+ *
+ * Whether a spawn into @job fails rather than fall back on process groups.
+ *
+ * Returns: what [method@Spawn.Job.set_require_cgroup] set
+ *
+ * Since: 0.3
+ */
+gboolean
+spawn_job_get_require_cgroup (SpawnJob *job)
+{
+  g_return_val_if_fail (SPAWN_IS_JOB (job), FALSE);
+  return job->require_cgroup;
+}
+
+/**
+ * spawn_job_dup_fallback_error:
+ * @job: a job
+ *
+ * Why the job has no cgroup of its own: set once a spawn has tried to
+ * make one and could not, whether the job then fell back on process
+ * groups or (required, or with limits) refused the spawn.  The message
+ * says what was missing: no cgroup v2 hierarchy mounted, which directory
+ * or file we may not write (our cgroup not delegated to us), a controller
+ * bound to cgroup v1 (a hybrid host), or LIBSPAWN_JOB_MODE.  The code is
+ * the errno's ([error@Spawn.Error]).
+ *
+ * Returns: (transfer full) (nullable): a copy of the reason, or %NULL if
+ *   nothing has failed (not started yet, or in the cgroup mode)
+ *
+ * Since: 0.3
+ */
+GError *
+spawn_job_dup_fallback_error (SpawnJob *job)
+{
+  GError *copy = NULL;
+
+  g_return_val_if_fail (SPAWN_IS_JOB (job), NULL);
+  g_mutex_lock (&job->lock);
+  if (job->fallback_error != NULL)
+    copy = g_error_copy (job->fallback_error);
+  g_mutex_unlock (&job->lock);
+  return copy;
 }
 
 /**
  * spawn_job_get_cgroup_path:
  * @job: a job
  *
- * Where the job's cgroup is, for a look at its other files.
+ * Where the job's cgroup is, for a look at its other files.  Valid until
+ * the job is closed.
  *
  * Returns: (nullable): the absolute path of the job's cgroup directory,
  *   or %NULL if it has none (not started, closed, or not in the cgroup
@@ -299,6 +450,31 @@ job_has_limits (SpawnJob *job)
          job->limits.cpu_quota_usec > 0;
 }
 
+/* Why no cgroup: @err on @failed_what (NULL: our own cgroup). */
+static GError *
+job_fallback_error_new (int err, const char *failed_what)
+{
+  const char *self = NULL;
+
+  if (err == -ENOENT && failed_what == NULL)
+    return _spawn_error_new (-err, "No cgroup v2 hierarchy is mounted here (cgroup v1 "
+                             "alone, or none)");
+  _spawn_cgroup_self (&self);
+  if (err == -EACCES || err == -EPERM || err == -EROFS)
+    return _spawn_error_new (-err, "Cannot make a cgroup for the job: %s is not ours to "
+                             "write (our cgroup %s is not delegated to us)",
+                             failed_what != NULL ? failed_what : self, self);
+  if (err == -ENODEV)
+    return _spawn_error_new (-err, "Cannot have %s (not available to our cgroup: bound "
+                             "to cgroup v1 on a hybrid host, or not delegated)", failed_what);
+  if (err == -EBUSY)
+    return _spawn_error_new (-err, "Cannot have %s (our cgroup has processes of its own, "
+                             "so it cannot enable controllers for its children: run the "
+                             "application in a leaf of a delegated cgroup)", failed_what);
+  return _spawn_error_new (-err, "Cannot make a cgroup for the job (%s)",
+                           failed_what != NULL ? failed_what : self);
+}
+
 /* Called with the lock held: the job's cgroup, or its fallback. */
 static gboolean
 job_choose_mode (SpawnJob *job, const char *argv0, GError **error)
@@ -317,75 +493,72 @@ job_choose_mode (SpawnJob *job, const char *argv0, GError **error)
     }
   if (err == 0)
     {
-      job->mode = SPAWN_JOB_MODE_CGROUP;
+      job->state = JOB_STATE_CGROUP;
       return TRUE;
     }
-  if (job_has_limits (job))
+  g_clear_error (&job->fallback_error);
+  job->fallback_error = forced != NULL
+    ? g_error_new_literal (SPAWN_ERROR, SPAWN_ERROR_PERM,
+                           "LIBSPAWN_JOB_MODE=process-group forces the process-group mode")
+    : job_fallback_error_new (err, failed_what);
+  if (job_has_limits (job) || job->require_cgroup || !job_cgroup_unavailable (err))
     {
-      g_propagate_error (error,
-                         _spawn_error_new (-err, "Cannot start “%s” with limits: cannot "
-                                           "have %s%s", argv0,
-                                           failed_what != NULL ? failed_what
-                                                               : "a cgroup v2 of its own",
-                                           err == -ENODEV ? " (not available to our "
-                                           "cgroup: bound to cgroup v1, or not delegated)"
-                                           : err == -EBUSY ? " (our cgroup has processes of "
-                                           "its own, so it cannot enable controllers for its "
-                                           "children: run the application in a leaf of a "
-                                           "delegated cgroup)" : ""));
+      g_set_error (error, SPAWN_ERROR, job->fallback_error->code,
+                   "Cannot start “%s” in its job%s: %s", argv0,
+                   job_has_limits (job) ? " with limits" : "", job->fallback_error->message);
       return FALSE;
     }
-  if (!job_cgroup_unavailable (err))
-    {
-      g_propagate_error (error, _spawn_error_new (-err, "Cannot make a cgroup (%s) for “%s”",
-                                                  failed_what, argv0));
-      return FALSE;
-    }
-  g_free (job->fallback_reason);
-  job->fallback_reason = forced != NULL ? g_strdup ("LIBSPAWN_JOB_MODE=process-group")
-    : g_strdup_printf ("%s: %s", failed_what != NULL ? failed_what : "no cgroup2 mounted",
-                       g_strerror (-err));
-  g_debug ("job: process-group mode for “%s” (%s)", argv0, job->fallback_reason);
-  job->mode = SPAWN_JOB_MODE_PROCESS_GROUP;
+  g_debug ("job: process-group mode for “%s” (%s)", argv0, job->fallback_error->message);
+  job->state = JOB_STATE_PROCESS_GROUP;
   return TRUE;
 }
 
 gboolean
 _spawn_job_prepare (SpawnJob *job, const char *argv0, SpawnExecPlan *plan, GError **error)
 {
-  gboolean ok = TRUE;
-  SpawnJobMode mode;
+  gboolean ok = TRUE, chose = FALSE;
 
   g_mutex_lock (&job->lock);
-  if (job->cgroup.path == NULL && job->mode != SPAWN_JOB_MODE_PROCESS_GROUP)
-    ok = job_choose_mode (job, argv0, error);
-  mode = job->mode;
-  if (ok && mode == SPAWN_JOB_MODE_CGROUP)
+  /* A close at work: the child goes into what the job is after it. */
+  while (job->state == JOB_STATE_CLOSING)
+    g_cond_wait (&job->cond, &job->lock);
+  if (job->state == JOB_STATE_NONE)
+    {
+      ok = job_choose_mode (job, argv0, error);
+      chose = ok;
+    }
+  if (ok && job->state == JOB_STATE_CGROUP)
     {
       plan->cgroup_fd = job->cgroup.dir_fd;
       plan->cgroup_procs_fd = job->cgroup.procs_fd;
     }
   else if (ok && !plan->new_session)
     plan->new_process_group = TRUE;
-  g_mutex_unlock (&job->lock);
   if (ok)
+    job->births++;
+  g_mutex_unlock (&job->lock);
+  if (chose)
     g_object_notify_by_pspec (G_OBJECT (job), job_props[PROP_MODE]);
   return ok;
 }
 
 char **
-_spawn_job_guardian_argv (SpawnJob *job)
+_spawn_job_guardian_claim (SpawnJob *job)
 {
   char **argv = NULL;
 
   g_mutex_lock (&job->lock);
-  if (job->guardian == NULL && job->cgroup.path != NULL)
+  g_assert (job->births > 0);
+  while (job->guardian_state == GUARDIAN_STARTING)
+    g_cond_wait (&job->cond, &job->lock);
+  if (job->guardian_state == GUARDIAN_NONE && job->state == JOB_STATE_CGROUP)
     {
       argv = g_new0 (char *, 5);
       argv[0] = g_strdup ("/bin/sh");
       argv[1] = g_strdup ("-c");
       argv[2] = g_strdup (job_guardian_script);
       argv[3] = g_strdup (job->cgroup.path);
+      job->guardian_state = GUARDIAN_STARTING;
     }
   g_mutex_unlock (&job->lock);
   return argv;
@@ -395,9 +568,11 @@ void
 _spawn_job_set_guardian (SpawnJob *job, SpawnChild *guardian, int pipe_fd)
 {
   g_mutex_lock (&job->lock);
-  g_assert (job->guardian == NULL);
+  g_assert (job->guardian_state == GUARDIAN_STARTING);
   job->guardian = guardian;
   job->guardian_fd = pipe_fd;
+  job->guardian_state = guardian != NULL ? GUARDIAN_RUNNING : GUARDIAN_NONE;
+  g_cond_broadcast (&job->cond);
   g_mutex_unlock (&job->lock);
 }
 
@@ -410,13 +585,111 @@ job_release_guardian (SpawnJob *job)
     close (job->guardian_fd);
   job->guardian_fd = -1;
   g_clear_pointer (&job->guardian, spawn_child_unref);
+  job->guardian_state = GUARDIAN_NONE;
+}
+
+static void
+job_usage_add (SpawnJobUsage *sum, const SpawnJobUsage *more)
+{
+  sum->cpu_usec += more->cpu_usec;
+  sum->user_usec += more->user_usec;
+  sum->system_usec += more->system_usec;
+  sum->memory_peak = MAX (sum->memory_peak, more->memory_peak);
+  sum->have_memory_peak |= more->have_memory_peak;
+  sum->oom_kills += more->oom_kills;
+}
+
+/* What a collected child reports (with what it waited for). */
+static void
+job_child_usage (SpawnChild *child, SpawnJobUsage *usage)
+{
+  if (g_atomic_int_get (&child->collected) && child->collect_error == 0)
+    {
+      usage->user_usec += child->info.utime_usec;
+      usage->system_usec += child->info.stime_usec;
+      usage->cpu_usec += child->info.utime_usec + child->info.stime_usec;
+    }
+}
+
+static JobMembers *
+job_members_ref (JobMembers *m)
+{
+  g_atomic_ref_count_inc (&m->ref);
+  return m;
+}
+
+static void
+job_members_unref (JobMembers *m)
+{
+  if (!g_atomic_ref_count_dec (&m->ref))
+    return;
+  g_ptr_array_unref (m->children);
+  g_mutex_clear (&m->lock);
+  g_free (m);
+}
+
+/* A listed child's last reference went: off the list, keeping what it
+ * used.  It is intact until this returns. */
+static void
+job_members_forget (gpointer data, SpawnChild *child)
+{
+  JobMembers *m = data;
+
+  g_mutex_lock (&m->lock);
+  if (g_ptr_array_remove_fast (m->children, child))
+    job_child_usage (child, &m->ended);
+  g_mutex_unlock (&m->lock);
+  job_members_unref (m);
+}
+
+/* With the lock held: let the held children that have ended go.  One
+ * only we hold is collected here (nobody else can watch it), so that what
+ * it used is kept. */
+static void
+job_prune (SpawnJob *job)
+{
+  guint i = 0;
+
+  while (i < job->held->len)
+    {
+      SpawnChild *child = g_ptr_array_index (job->held, i);
+      SpawnExitInfo info;
+
+      struct pollfd pfd = { child->fd, POLLIN, 0 };
+
+      /* Readable once the child has ended (every backend's fd). */
+      if (poll (&pfd, 1, 0) != 1)
+        {
+          i++;
+          continue;
+        }
+      if (g_atomic_int_get (&child->ref_count) == 1)
+        _spawn_child_collect (child, &info);
+      g_ptr_array_remove_index_fast (job->held, i);
+    }
 }
 
 void
-_spawn_job_adopt (SpawnJob *job, SpawnChild *child)
+_spawn_job_born (SpawnJob *job, SpawnChild *child)
 {
   g_mutex_lock (&job->lock);
-  g_ptr_array_add (job->children, spawn_child_ref (child));
+  g_assert (job->births > 0);
+  if (child != NULL && job->state == JOB_STATE_PROCESS_GROUP)
+    {
+      JobMembers *m = job->members;
+
+      job->blind = TRUE;
+      g_mutex_lock (&m->lock);
+      g_ptr_array_add (m->children, child);
+      child->forget_data = job_members_ref (m);
+      child->forget = job_members_forget;
+      g_mutex_unlock (&m->lock);
+      job_prune (job);
+      if (!child->kill_on_close)
+        g_ptr_array_add (job->held, spawn_child_ref (child));
+    }
+  if (--job->births == 0)
+    g_cond_broadcast (&job->cond);
   g_mutex_unlock (&job->lock);
 }
 
@@ -425,12 +698,14 @@ _spawn_job_adopt (SpawnJob *job, SpawnChild *child)
 static int
 job_signal_groups (SpawnJob *job, int signum)
 {
+  JobMembers *m = job->members;
   guint i;
   int err = 0;
 
-  for (i = 0; i < job->children->len; i++)
+  g_mutex_lock (&m->lock);
+  for (i = 0; i < m->children->len; i++)
     {
-      SpawnChild *child = g_ptr_array_index (job->children, i);
+      SpawnChild *child = g_ptr_array_index (m->children, i);
       GError *local_error = NULL;
 
       if (!spawn_child_send_signal_to_group (child, signum, &local_error))
@@ -440,6 +715,7 @@ job_signal_groups (SpawnJob *job, int signum)
           g_error_free (local_error);
         }
     }
+  g_mutex_unlock (&m->lock);
   return err;
 }
 
@@ -450,10 +726,11 @@ job_signal_groups (SpawnJob *job, int signum)
  * @error: return location for a #GError
  *
  * Sends @signum to every process of the job.  In the cgroup mode: each
- * process listed in the cgroup, through a pidfd checked to be in the job
- * (never a process that reused a PID); one forked during the walk may be
- * missed, which [method@Spawn.Job.kill] never does.  In the process-group
- * mode: the group of each child that still runs.
+ * process listed in the cgroup or in a cgroup a program of the job made
+ * below it, through a pidfd checked to be in the job (never a process
+ * that reused a PID); one forked during the walk may be missed, which
+ * [method@Spawn.Job.kill] never does.  In the process-group mode: the
+ * group of each child that still runs.
  *
  * Returns: %TRUE if sent (also to an empty job)
  *
@@ -462,22 +739,27 @@ job_signal_groups (SpawnJob *job, int signum)
 gboolean
 spawn_job_send_signal (SpawnJob *job, int signum, GError **error)
 {
+  g_autofree char *path = NULL;
   int err = 0;
 
   g_return_val_if_fail (SPAWN_IS_JOB (job), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   g_mutex_lock (&job->lock);
-  if (job->cgroup.path != NULL)
-    err = _spawn_cgroup_signal (&job->cgroup, signum);
-  else if (job->mode == SPAWN_JOB_MODE_PROCESS_GROUP)
+  if (job_in_cgroup (job))
+    {
+      err = _spawn_cgroup_signal (&job->cgroup, signum);
+      path = g_strdup (job->cgroup.path);
+    }
+  else if (job->state == JOB_STATE_PROCESS_GROUP ||
+           (job->state == JOB_STATE_CLOSING && job->closing_from == JOB_STATE_PROCESS_GROUP))
     err = job_signal_groups (job, signum);
   g_mutex_unlock (&job->lock);
   if (err < 0)
     {
       g_propagate_error (error, _spawn_error_new (-err, "Cannot signal the processes of "
-                                                  "job %s", job->cgroup.path != NULL
-                                                  ? job->cgroup.path : "(process groups)"));
+                                                  "job %s", path != NULL ? path
+                                                  : "(process groups)"));
       return FALSE;
     }
   return TRUE;
@@ -489,8 +771,9 @@ spawn_job_send_signal (SpawnJob *job, int signum, GError **error)
  * @error: return location for a #GError
  *
  * Kills every process of the job with SIGKILL: in the cgroup mode through
- * cgroup.kill (Linux 5.14), which also reaches what forks meanwhile.  The
- * children's ends are reported as usual.
+ * cgroup.kill (Linux 5.14), which also reaches what forks meanwhile and
+ * the cgroups programs of the job made below its own.  The children's
+ * ends are reported as usual.
  *
  * Returns: %TRUE if done (also for an empty job)
  *
@@ -506,54 +789,87 @@ spawn_job_kill (SpawnJob *job, GError **error)
  * spawn_job_is_empty:
  * @job: a job
  *
- * Whether no process of the job runs: in the cgroup mode, the cgroup is
- * not populated (cgroup.events); in the process-group mode, every child
- * has been seen to end (its descendants cannot be counted).
+ * Whether no process of the job runs.  In the cgroup mode: the cgroup,
+ * with what programs of the job made below it, is not populated
+ * (cgroup.events).
  *
- * Returns: %TRUE if nothing runs in it
+ * In the process-group mode the job cannot see a descendant that left its
+ * child's group (a setsid() daemon), so it never says that a tree it
+ * started is empty: %FALSE once anything was started in that mode, even
+ * after [method@Spawn.Job.close].  GSubprocess and QProcess have no such
+ * call; [method@Spawn.Process.get_state] tells whether the program itself
+ * runs.
+ *
+ * Returns: %TRUE if nothing runs in it (in the cgroup mode, or if nothing
+ *   was ever started)
  *
  * Since: 0.3
  */
 gboolean
 spawn_job_is_empty (SpawnJob *job)
 {
-  gboolean empty = TRUE;
-  guint i;
+  gboolean empty;
 
-  g_return_val_if_fail (SPAWN_IS_JOB (job), TRUE);
+  g_return_val_if_fail (SPAWN_IS_JOB (job), FALSE);
   g_mutex_lock (&job->lock);
-  if (job->cgroup.path != NULL)
+  if (job_in_cgroup (job))
+    /* Unreadable: not seen empty. */
     empty = _spawn_cgroup_populated (&job->cgroup) == 0;
   else
-    for (i = 0; i < job->children->len && empty; i++)
-      {
-        SpawnChild *child = g_ptr_array_index (job->children, i);
-
-        empty = spawn_child_send_signal (child, 0, NULL) == FALSE;
-      }
+    empty = !job->blind;
   g_mutex_unlock (&job->lock);
   return empty;
 }
 
-/* With the lock held: kill, wait up to @timeout_ms, keep the usage,
- * remove the cgroup. */
+/* With the lock held, in the cgroup phase: kill, wait up to @timeout_ms,
+ * add the cgroup's last usage to the job's, remove the cgroup.  On
+ * failure *@failed_path names what is left (the job keeps it). */
 static int
-job_close_cgroup (SpawnJob *job, int timeout_ms)
+job_close_cgroup (SpawnJob *job, int timeout_ms, char **failed_path)
 {
+  SpawnJobUsage last = { 0 };
   int err = 0;
 
-  if (job->cgroup.path == NULL)
-    return 0;
   if (_spawn_cgroup_populated (&job->cgroup) != 0)
     {
       _spawn_cgroup_signal (&job->cgroup, SIGKILL);
       err = _spawn_cgroup_wait_empty (&job->cgroup, timeout_ms);
     }
-  _spawn_cgroup_read_usage (&job->cgroup, &job->usage);
   if (err == 0)
-    err = _spawn_cgroup_remove (&job->cgroup);
-  if (err == 0)
-    job_release_guardian (job);
+    {
+      _spawn_cgroup_read_usage (&job->cgroup, &last);
+      err = _spawn_cgroup_remove (&job->cgroup, failed_path);
+    }
+  else
+    *failed_path = g_strdup (job->cgroup.path);
+  if (err < 0)
+    return err;
+  job_usage_add (&job->closed_usage, &last);
+  job_release_guardian (job);
+  return 0;
+}
+
+/* With the lock held: the close of spawn_job_close() and finalization.
+ * No spawn is being born meanwhile, and none starts until it is done. */
+static int
+job_close_locked (SpawnJob *job, int timeout_ms, char **failed_path)
+{
+  JobState was;
+  int err = 0;
+
+  while (job->state == JOB_STATE_CLOSING)
+    g_cond_wait (&job->cond, &job->lock);
+  was = job->state;
+  job->state = JOB_STATE_CLOSING;
+  job->closing_from = was;
+  while (job->births > 0)
+    g_cond_wait (&job->cond, &job->lock);
+  if (was == JOB_STATE_CGROUP)
+    err = job_close_cgroup (job, timeout_ms, failed_path);
+  else if (was == JOB_STATE_PROCESS_GROUP)
+    job_signal_groups (job, SIGKILL);
+  job->state = err == 0 ? JOB_STATE_NONE : was;
+  g_cond_broadcast (&job->cond);
   return err;
 }
 
@@ -565,81 +881,75 @@ job_close_cgroup (SpawnJob *job, int timeout_ms)
  * @error: return location for a #GError
  *
  * Kills whatever still runs in the job, waits for it to be gone and
- * removes the job's cgroup, keeping what the tree used
- * ([method@Spawn.Job.get_cpu_usec]).  A later spawn into the job makes a
- * new cgroup.  Finalizing a job closes it with a timeout of 5 s.
+ * removes the job's cgroup (and those programs of the job made below it),
+ * keeping what the tree used ([method@Spawn.Job.get_cpu_usec]).  A spawn
+ * into the job from another thread meanwhile waits, and goes into a new
+ * cgroup.  If the cgroup cannot be removed the job keeps it: later
+ * children are still born in it, and a later close tries again.
+ * Finalizing a job closes it with a timeout of 5 s.
  *
- * Returns: %TRUE if the job is empty and its cgroup gone; %FALSE with
- *   %SPAWN_ERROR_FAILED if the processes were still there after
- *   @timeout_ms
+ * In the process-group mode it kills each child's group, but a descendant
+ * that left it (a setsid() daemon) may still run, and the job cannot see
+ * it: it returns %FALSE with the reason the job has no cgroup.
+ *
+ * Returns: %TRUE if the job's tree is gone and its cgroup removed (or it
+ *   had started nothing); %FALSE with @error set if the processes were
+ *   still there after @timeout_ms, if the cgroup could not be removed (the
+ *   message names the directory), or in the process-group mode
+ *   (%SPAWN_ERROR_FAILED)
  *
  * Since: 0.3
  */
 gboolean
 spawn_job_close (SpawnJob *job, int timeout_ms, GError **error)
 {
-  char *path;
+  g_autofree char *failed_path = NULL;
+  JobState was;
   int err;
 
   g_return_val_if_fail (SPAWN_IS_JOB (job), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   g_mutex_lock (&job->lock);
-  path = g_strdup (job->cgroup.path);
-  if (job->cgroup.path == NULL && job->mode == SPAWN_JOB_MODE_PROCESS_GROUP)
-    job_signal_groups (job, SIGKILL);
-  err = job_close_cgroup (job, timeout_ms);
-  if (err == 0)
-    job->mode = SPAWN_JOB_MODE_NONE;
+  was = job->state;
+  err = job_close_locked (job, timeout_ms, &failed_path);
+  if (err == 0 && was == JOB_STATE_PROCESS_GROUP)
+    g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_FAILED,
+                 "Job closed as far as it can see: its children's process groups were "
+                 "killed, but a process that left them cannot be seen (no cgroup: %s)",
+                 job->fallback_error != NULL ? job->fallback_error->message : "unknown");
   g_mutex_unlock (&job->lock);
   if (err < 0)
     {
-      g_propagate_error (error, _spawn_error_new (-err, "Cannot close job %s", path));
-      g_free (path);
+      g_propagate_error (error, _spawn_error_new (-err, "Cannot close job %s%s", failed_path,
+                                                  err == -ETIMEDOUT ? " (its processes did "
+                                                  "not end in time)" : ""));
       return FALSE;
     }
-  g_free (path);
-  return TRUE;
-}
-
-/* The process-group mode: what the children that ended used (each one's
- * rusage includes the descendants it waited for). */
-static void
-job_children_usage (SpawnJob *job, SpawnJobUsage *usage)
-{
-  guint i;
-
-  for (i = 0; i < job->children->len; i++)
-    {
-      SpawnChild *child = g_ptr_array_index (job->children, i);
-
-      g_mutex_lock (&child->lock);
-      if (child->collected && child->collect_error == 0)
-        {
-          usage->user_usec += child->info.utime_usec;
-          usage->system_usec += child->info.stime_usec;
-        }
-      g_mutex_unlock (&child->lock);
-    }
-  usage->cpu_usec = usage->user_usec + usage->system_usec;
+  return was != JOB_STATE_PROCESS_GROUP;
 }
 
 static void
 job_usage (SpawnJob *job, SpawnJobUsage *usage)
 {
+  JobMembers *m = job->members;
+  guint i;
+
   g_mutex_lock (&job->lock);
-  if (job->cgroup.path != NULL)
+  *usage = job->closed_usage;
+  if (job_in_cgroup (job))
     {
-      memset (usage, 0, sizeof *usage);
-      _spawn_cgroup_read_usage (&job->cgroup, usage);
+      SpawnJobUsage now = { 0 };
+
+      _spawn_cgroup_read_usage (&job->cgroup, &now);
+      job_usage_add (usage, &now);
     }
-  else if (job->usage.cpu_usec > 0 || job->usage.have_memory_peak || job->usage.oom_kills > 0)
-    *usage = job->usage;
-  else
-    {
-      memset (usage, 0, sizeof *usage);
-      job_children_usage (job, usage);
-    }
+  /* The process-group mode: what the children that ended report. */
+  g_mutex_lock (&m->lock);
+  job_usage_add (usage, &m->ended);
+  for (i = 0; i < m->children->len; i++)
+    job_child_usage (g_ptr_array_index (m->children, i), usage);
+  g_mutex_unlock (&m->lock);
   g_mutex_unlock (&job->lock);
 }
 
@@ -724,26 +1034,40 @@ static void
 spawn_job_init (SpawnJob *job)
 {
   g_mutex_init (&job->lock);
+  g_cond_init (&job->cond);
   job->cgroup.dir_fd = job->cgroup.procs_fd = -1;
   job->limits.cpu_period_usec = 100000;
   job->guardian_fd = -1;
-  job->children = g_ptr_array_new_with_free_func ((GDestroyNotify) spawn_child_unref);
+  job->members = g_new0 (JobMembers, 1);
+  g_atomic_ref_count_init (&job->members->ref);
+  g_mutex_init (&job->members->lock);
+  job->members->children = g_ptr_array_new ();
+  job->held = g_ptr_array_new_with_free_func ((GDestroyNotify) spawn_child_unref);
 }
 
 static void
 spawn_job_finalize (GObject *object)
 {
   SpawnJob *job = SPAWN_JOB (object);
-  char *path = g_strdup (job->cgroup.path);
+  g_autofree char *failed_path = NULL;
 
-  if (job->cgroup.path == NULL && job->mode == SPAWN_JOB_MODE_PROCESS_GROUP)
-    job_signal_groups (job, SIGKILL);
-  if (job_close_cgroup (job, JOB_FINALIZE_TIMEOUT_MS) < 0)
-    g_warning ("SpawnJob: cgroup %s left behind: its processes did not end", path);
-  g_free (path);
+  /* Nobody else has the job: no spawn is being born into it. */
+  g_mutex_lock (&job->lock);
+  if (job_close_locked (job, JOB_FINALIZE_TIMEOUT_MS, &failed_path) < 0)
+    {
+      /* The guardian, if there is one, removes it once it is empty. */
+      g_warning ("SpawnJob: cgroup %s left behind: %s could not be removed%s",
+                 job->cgroup.path, failed_path,
+                 job->guardian != NULL ? " (its guardian removes it once it is empty)" : "");
+      _spawn_cgroup_release (&job->cgroup);
+    }
   job_release_guardian (job);
-  g_ptr_array_unref (job->children);
-  g_free (job->fallback_reason);
+  g_mutex_unlock (&job->lock);
+  /* Children still listed take themselves off a list nobody reads. */
+  job_members_unref (job->members);
+  g_ptr_array_unref (job->held);
+  g_clear_error (&job->fallback_error);
+  g_cond_clear (&job->cond);
   g_mutex_clear (&job->lock);
   G_OBJECT_CLASS (spawn_job_parent_class)->finalize (object);
 }
@@ -767,6 +1091,9 @@ spawn_job_get_property (GObject *object, guint prop_id, GValue *value, GParamSpe
     case PROP_CGROUP_PATH:
       g_value_set_string (value, spawn_job_get_cgroup_path (job));
       break;
+    case PROP_REQUIRE_CGROUP:
+      g_value_set_boolean (value, spawn_job_get_require_cgroup (job));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -785,6 +1112,9 @@ spawn_job_set_property (GObject *object, guint prop_id, const GValue *value,
       break;
     case PROP_PIDS_MAX:
       spawn_job_set_pids_max (job, g_value_get_uint64 (value));
+      break;
+    case PROP_REQUIRE_CGROUP:
+      spawn_job_set_require_cgroup (job, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -840,5 +1170,16 @@ spawn_job_class_init (SpawnJobClass *klass)
    */
   job_props[PROP_CGROUP_PATH] = g_param_spec_string ("cgroup-path", NULL, NULL, NULL,
                                                  G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * SpawnJob:require-cgroup: (setter set_require_cgroup) (getter get_require_cgroup)
+   *
+   * Whether a spawn fails rather than fall back on process groups.
+   *
+   * Since: 0.3
+   */
+  job_props[PROP_REQUIRE_CGROUP] = g_param_spec_boolean ("require-cgroup", NULL, NULL, FALSE,
+                                                     G_PARAM_READWRITE |
+                                                     G_PARAM_EXPLICIT_NOTIFY |
+                                                     G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, job_props);
 }

@@ -397,14 +397,24 @@ spawn_async_fd (const char          *working_directory,
                               stderr_pipe_out, SPAWN_CHILD_FLAGS_NONE, error);
 }
 
-static SpawnChild *spawn_start (SpawnJob *job, const char *working_directory,
-                                const char * const *argv, const char * const *envp,
-                                GSpawnFlags flags, GSpawnChildSetupFunc child_setup,
-                                gpointer user_data, int stdin_fd, int stdout_fd,
-                                int stderr_fd, const int *source_fds, const int *target_fds,
-                                gsize n_fds, int *stdin_pipe_out, int *stdout_pipe_out,
-                                int *stderr_pipe_out, SpawnChildFlags child_flags,
-                                GError **error);
+/* What a spawn is, as the public functions were given it. */
+typedef struct {
+  SpawnJob *job;                    /* NULL: none */
+  const char *working_directory;
+  const char * const *argv;
+  const char * const *envp;
+  GSpawnFlags flags;
+  GSpawnChildSetupFunc child_setup;
+  gpointer user_data;
+  int fds[3];                       /* stdin_fd, stdout_fd, stderr_fd */
+  const int *source_fds;
+  const int *target_fds;
+  gsize n_fds;
+  int *pipe_out[3];                 /* stdin_pipe_out... */
+  SpawnChildFlags child_flags;
+} SpawnRequest;
+
+static SpawnChild *spawn_start (const SpawnRequest *req, GError **error);
 
 /* Kill-on-close for a job's tree: the kernel's (CLONE_FD_AUTOKILL) and
  * PR_SET_PDEATHSIG reach only the child.  A guardian outside the job, a
@@ -414,21 +424,26 @@ static SpawnChild *spawn_start (SpawnJob *job, const char *working_directory,
  * is killable (by its user, or the OOM killer) like any process; a fork of
  * the application that does not exec holds the pipe open too; and the
  * process-group mode has none (its children still die with us, their
- * descendants do not).  Once per cgroup. */
+ * descendants do not).  Once per cgroup: the job gives the argv to one
+ * spawn at a time. */
 static gboolean
 spawn_start_guardian (SpawnJob *job, const char *argv0, GError **error)
 {
-  g_auto (GStrv) argv = _spawn_job_guardian_argv (job);
+  g_auto (GStrv) argv = _spawn_job_guardian_claim (job);
+  SpawnRequest req = { NULL, "/", NULL, NULL,
+                       G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                       NULL, NULL, { -1, -1, -1 }, NULL, NULL, 0, { NULL, NULL, NULL },
+                       SPAWN_CHILD_NEW_SESSION };
   SpawnChild *guardian;
   GError *local_error = NULL;
   int fd = -1;
 
   if (argv == NULL)
     return TRUE;
-  guardian = spawn_start (NULL, "/", (const char * const *) argv, NULL,
-                          G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                          NULL, NULL, -1, -1, -1, NULL, NULL, 0, &fd, NULL, NULL,
-                          SPAWN_CHILD_NEW_SESSION, &local_error);
+  req.argv = (const char * const *) argv;
+  req.pipe_out[0] = &fd;
+  guardian = spawn_start (&req, &local_error);
+  _spawn_job_set_guardian (job, guardian, fd);
   if (guardian == NULL)
     {
       g_set_error (error, SPAWN_ERROR, local_error->code,
@@ -437,107 +452,111 @@ spawn_start_guardian (SpawnJob *job, const char *argv0, GError **error)
       g_error_free (local_error);
       return FALSE;
     }
-  _spawn_job_set_guardian (job, guardian, fd);
   return TRUE;
 }
 
-/* spawn_async_fd_full(), into @job if not NULL. */
-static SpawnChild *
-spawn_start (SpawnJob            *job,
-             const char          *working_directory,
-             const char * const  *argv,
-             const char * const  *envp,
-             GSpawnFlags          flags,
-             GSpawnChildSetupFunc child_setup,
-             gpointer             user_data,
-             int                  stdin_fd,
-             int                  stdout_fd,
-             int                  stderr_fd,
-             const int           *source_fds,
-             const int           *target_fds,
-             gsize                n_fds,
-             int                 *stdin_pipe_out,
-             int                 *stdout_pipe_out,
-             int                 *stderr_pipe_out,
-             SpawnChildFlags      child_flags,
-             GError             **error)
+/* GLib's preconditions, as g_spawn_async_with_pipes_and_fds() has them. */
+static gboolean
+spawn_request_valid (const SpawnRequest *req, GError **error)
 {
-  const int fds[3] = { stdin_fd, stdout_fd, stderr_fd };
+  g_return_val_if_fail (req->argv != NULL && req->argv[0] != NULL, FALSE);
+  g_return_val_if_fail ((req->flags & INHERITS_OR_NULL_STDIN) != INHERITS_OR_NULL_STDIN, FALSE);
+  g_return_val_if_fail ((req->flags & INHERITS_OR_NULL_STDOUT) != INHERITS_OR_NULL_STDOUT,
+                        FALSE);
+  g_return_val_if_fail ((req->flags & INHERITS_OR_NULL_STDERR) != INHERITS_OR_NULL_STDERR,
+                        FALSE);
+  g_return_val_if_fail (req->pipe_out[0] == NULL || req->fds[0] < 0, FALSE);
+  g_return_val_if_fail (req->pipe_out[1] == NULL || req->fds[1] < 0, FALSE);
+  g_return_val_if_fail (req->pipe_out[2] == NULL || req->fds[2] < 0, FALSE);
+  g_return_val_if_fail (req->n_fds == 0 || (req->source_fds != NULL &&
+                                            req->target_fds != NULL), FALSE);
+  g_return_val_if_fail ((req->child_flags & ~(SPAWN_CHILD_KILL_ON_CLOSE |
+                                              SPAWN_CHILD_NEW_PROCESS_GROUP |
+                                              SPAWN_CHILD_NEW_SESSION |
+                                              SPAWN_CHILD_CONTROLLING_TERMINAL)) == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  return TRUE;
+}
+
+/* The clone and exec of a planned spawn: the child, or NULL with @error. */
+static SpawnChild *
+spawn_start_child (const SpawnRequest *req, const SpawnBackendOps *ops, SpawnExecPlan *plan,
+                   int by_kernel, int * const pipe_out[3], GError **error)
+{
   int pipes[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
   SpawnExecReport report = { 0, 0 };
-  SpawnExecPlan plan = { 0 };
-  const SpawnBackendOps *ops;
   SpawnChild *child = NULL;
-  int *pipe_out[3];
-  void *stack = NULL;
-  int saved_errno = errno;
-  int by_kernel = -ENOSYS;
+  void *stack = child_stack_new ();
   int err;
 
-  /* GLib's preconditions, as g_spawn_async_with_pipes_and_fds() has them. */
-  g_return_val_if_fail (argv != NULL && argv[0] != NULL, NULL);
-  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDIN) != INHERITS_OR_NULL_STDIN, NULL);
-  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDOUT) != INHERITS_OR_NULL_STDOUT, NULL);
-  g_return_val_if_fail ((flags & INHERITS_OR_NULL_STDERR) != INHERITS_OR_NULL_STDERR, NULL);
-  g_return_val_if_fail (stdin_pipe_out == NULL || stdin_fd < 0, NULL);
-  g_return_val_if_fail (stdout_pipe_out == NULL || stdout_fd < 0, NULL);
-  g_return_val_if_fail (stderr_pipe_out == NULL || stderr_fd < 0, NULL);
-  g_return_val_if_fail (n_fds == 0 || (source_fds != NULL && target_fds != NULL), NULL);
-  g_return_val_if_fail ((child_flags & ~(SPAWN_CHILD_KILL_ON_CLOSE |
-                                         SPAWN_CHILD_NEW_PROCESS_GROUP |
-                                         SPAWN_CHILD_NEW_SESSION |
-                                         SPAWN_CHILD_CONTROLLING_TERMINAL)) == 0, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  pipe_out[0] = spawn_pipe_out (stdin_pipe_out, flags & INHERITS_OR_NULL_STDIN);
-  pipe_out[1] = spawn_pipe_out (stdout_pipe_out, flags & INHERITS_OR_NULL_STDOUT);
-  pipe_out[2] = spawn_pipe_out (stderr_pipe_out, flags & INHERITS_OR_NULL_STDERR);
-
-  if (!spawn_check_fd_map (argv[0], fds, source_fds, target_fds, n_fds, error) ||
-      (ops = _spawn_backend_current (error)) == NULL ||
-      !spawn_probe_kill_on_close (ops, child_flags, argv[0], &by_kernel, error))
-    goto out;
-
-  spawn_plan_init (&plan, working_directory, argv, envp, flags, child_setup, user_data,
-                   source_fds, target_fds, n_fds);
-  plan.report = &report;
-  plan.kernel_kill_on_close = (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) && by_kernel == 0;
-  plan.new_process_group = (child_flags & SPAWN_CHILD_NEW_PROCESS_GROUP) != 0;
-  plan.controlling_terminal = (child_flags & SPAWN_CHILD_CONTROLLING_TERMINAL) != 0;
-  plan.new_session = (child_flags & SPAWN_CHILD_NEW_SESSION) != 0 || plan.controlling_terminal;
-  plan.cgroup_fd = plan.cgroup_procs_fd = -1;
-  if (job != NULL && !_spawn_job_prepare (job, argv[0], &plan, error))
-    goto out;
-  if (job != NULL && (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) &&
-      !spawn_start_guardian (job, argv[0], error))
-    goto out;
-  stack = child_stack_new ();
+  plan->report = &report;
   err = stack == NULL ? -errno : spawn_stdio_open (pipes, pipe_out);
   if (err == 0)
     {
-      spawn_stdio_plan (&plan, pipes, fds, flags);
-      child = _spawn_child_new (ops, argv[0],
-                                (child_flags & SPAWN_CHILD_KILL_ON_CLOSE) != 0);
-      child->group_leader = plan.new_process_group || plan.new_session;
-      err = spawn_start_masked (child, &plan, stack, child->kill_on_close && by_kernel != 0,
+      spawn_stdio_plan (plan, pipes, req->fds, req->flags);
+      child = _spawn_child_new (ops, req->argv[0],
+                                (req->child_flags & SPAWN_CHILD_KILL_ON_CLOSE) != 0);
+      child->group_leader = plan->new_process_group || plan->new_session;
+      err = spawn_start_masked (child, plan, stack, child->kill_on_close && by_kernel != 0,
                                 error);
     }
   if (err < 0 && (error == NULL || *error == NULL))
-    g_propagate_error (error, _spawn_error_new (-err, "Failed to start “%s”", argv[0]));
+    g_propagate_error (error, _spawn_error_new (-err, "Failed to start “%s”", req->argv[0]));
   else if (err == 0 && report.errnum != 0)
-    spawn_report_failure (child, &report, working_directory, argv[0], error);
+    spawn_report_failure (child, &report, req->working_directory, req->argv[0], error);
   else if (err == 0)
-    {
-      spawn_stdio_hand_out (pipes, pipe_out);
-      if (job != NULL)
-        _spawn_job_adopt (job, child);
-    }
+    spawn_stdio_hand_out (pipes, pipe_out);
   if (err < 0 || report.errnum != 0)
     g_clear_pointer (&child, spawn_child_unref);
-
-out:
   spawn_stdio_close (pipes);
   child_stack_free (stack);
+  plan->report = NULL;
+  return child;
+}
+
+/* spawn_async_fd_full(), into req->job if not NULL.  A spawn into a job
+ * holds a birth from _spawn_job_prepare() to _spawn_job_born(): the job
+ * stays in its phase (its cgroup there) until the child is born into it. */
+static SpawnChild *
+spawn_start (const SpawnRequest *req, GError **error)
+{
+  SpawnExecPlan plan = { 0 };
+  const SpawnBackendOps *ops;
+  SpawnChild *child = NULL;
+  SpawnChildFlags cf = req->child_flags;
+  int *pipe_out[3];
+  int saved_errno = errno;
+  int by_kernel = -ENOSYS;
+
+  if (!spawn_request_valid (req, error))
+    return NULL;
+  pipe_out[0] = spawn_pipe_out (req->pipe_out[0], req->flags & INHERITS_OR_NULL_STDIN);
+  pipe_out[1] = spawn_pipe_out (req->pipe_out[1], req->flags & INHERITS_OR_NULL_STDOUT);
+  pipe_out[2] = spawn_pipe_out (req->pipe_out[2], req->flags & INHERITS_OR_NULL_STDERR);
+
+  if (!spawn_check_fd_map (req->argv[0], req->fds, req->source_fds, req->target_fds,
+                           req->n_fds, error) ||
+      (ops = _spawn_backend_current (error)) == NULL ||
+      !spawn_probe_kill_on_close (ops, cf, req->argv[0], &by_kernel, error))
+    goto out;
+
+  spawn_plan_init (&plan, req->working_directory, req->argv, req->envp, req->flags,
+                   req->child_setup, req->user_data, req->source_fds, req->target_fds,
+                   req->n_fds);
+  plan.kernel_kill_on_close = (cf & SPAWN_CHILD_KILL_ON_CLOSE) && by_kernel == 0;
+  plan.new_process_group = (cf & SPAWN_CHILD_NEW_PROCESS_GROUP) != 0;
+  plan.controlling_terminal = (cf & SPAWN_CHILD_CONTROLLING_TERMINAL) != 0;
+  plan.new_session = (cf & SPAWN_CHILD_NEW_SESSION) != 0 || plan.controlling_terminal;
+  plan.cgroup_fd = plan.cgroup_procs_fd = -1;
+  if (req->job != NULL && !_spawn_job_prepare (req->job, req->argv[0], &plan, error))
+    goto out;
+  if (req->job == NULL || !(cf & SPAWN_CHILD_KILL_ON_CLOSE) ||
+      spawn_start_guardian (req->job, req->argv[0], error))
+    child = spawn_start_child (req, ops, &plan, by_kernel, pipe_out, error);
+  if (req->job != NULL)
+    _spawn_job_born (req->job, child);
+
+out:
   spawn_plan_clear (&plan);
   errno = saved_errno;
   return child;
@@ -577,7 +596,7 @@ out:
  * ends does not take the child with it); a setuid, setgid or
  * file-capabilities program loses that setting at exec and survives the
  * application.  Descendants of the child are never killed (a job is
- * what does that: [method@Spawn.Job.spawn]).  See [Kill on
+ * what does that: [method@Spawn.Job.spawn_with_pipes]).  See [Kill on
  * close](api.html#kill-on-close-children-that-do-not-outlive-the-application)
  * in the C API overview.
  *
@@ -611,17 +630,21 @@ spawn_async_fd_full (const char          *working_directory,
                      SpawnChildFlags      child_flags,
                      GError             **error)
 {
-  return spawn_start (NULL, working_directory, argv, envp, flags, child_setup, user_data,
-                      stdin_fd, stdout_fd, stderr_fd, source_fds, target_fds, n_fds,
-                      stdin_pipe_out, stdout_pipe_out, stderr_pipe_out, child_flags, error);
+  SpawnRequest req = { NULL, working_directory, argv, envp, flags, child_setup, user_data,
+                       { stdin_fd, stdout_fd, stderr_fd }, source_fds, target_fds, n_fds,
+                       { stdin_pipe_out, stdout_pipe_out, stderr_pipe_out }, child_flags };
+
+  return spawn_start (&req, error);
 }
 
 /**
- * spawn_job_spawn:
+ * spawn_job_spawn: (skip)
  * @job: the job the child and its descendants belong to
- * @working_directory: (nullable): as for [func@Spawn.async_fd]
- * @argv: (array zero-terminated=1): as for [func@Spawn.async_fd]
- * @envp: (array zero-terminated=1) (nullable): as for [func@Spawn.async_fd]
+ * @working_directory: (type filename) (nullable): as for [func@Spawn.async_fd]
+ * @argv: (array zero-terminated=1) (element-type filename): as for
+ *   [func@Spawn.async_fd]
+ * @envp: (array zero-terminated=1) (element-type filename) (nullable): as
+ *   for [func@Spawn.async_fd]
  * @flags: as for [func@Spawn.async_fd]
  * @child_setup: (scope call) (nullable): as for [func@Spawn.async_fd]
  * @user_data: (closure child_setup): data for @child_setup
@@ -644,6 +667,10 @@ spawn_async_fd_full (const char          *working_directory,
  * that cannot be had fails here with a #GError that says which.  The child
  * is in the job before it runs any code of the caller's (@child_setup
  * included).
+ *
+ * Not for bindings, as [func@Spawn.async_fd_full]: they call
+ * [method@Spawn.Job.spawn_with_pipes], which has no @child_setup and
+ * makes only the pipes asked for.
  *
  * Returns: (transfer full) (nullable): the child, or %NULL with @error set
  *
@@ -669,10 +696,36 @@ spawn_job_spawn (SpawnJob            *job,
                  SpawnChildFlags      child_flags,
                  GError             **error)
 {
+  SpawnRequest req = { job, working_directory, argv, envp, flags, child_setup, user_data,
+                       { stdin_fd, stdout_fd, stderr_fd }, source_fds, target_fds, n_fds,
+                       { stdin_pipe_out, stdout_pipe_out, stderr_pipe_out }, child_flags };
+
   g_return_val_if_fail (SPAWN_IS_JOB (job), NULL);
-  return spawn_start (job, working_directory, argv, envp, flags, child_setup, user_data,
-                      stdin_fd, stdout_fd, stderr_fd, source_fds, target_fds, n_fds,
-                      stdin_pipe_out, stdout_pipe_out, stderr_pipe_out, child_flags, error);
+  return spawn_start (&req, error);
+}
+
+/* The pipe outs that @pipes asks for (the others NULL in @asked), each
+ * out set to -1 first; FALSE on a caller bug. */
+static gboolean
+spawn_pipes_asked (SpawnPipeFlags pipes, int *stdin_pipe_out, int *stdout_pipe_out,
+                   int *stderr_pipe_out, int *asked[3])
+{
+  static const SpawnPipeFlags bits[3] = { SPAWN_PIPE_STDIN, SPAWN_PIPE_STDOUT,
+                                          SPAWN_PIPE_STDERR };
+  int *outs[3] = { stdin_pipe_out, stdout_pipe_out, stderr_pipe_out };
+  int i;
+
+  g_return_val_if_fail ((pipes & ~(SPAWN_PIPE_STDIN | SPAWN_PIPE_STDOUT |
+                                   SPAWN_PIPE_STDERR)) == 0, FALSE);
+  for (i = 0; i < 3; i++)
+    {
+      /* A pipe nobody can be given is a caller bug, not "no pipe". */
+      g_return_val_if_fail (!(pipes & bits[i]) || outs[i] != NULL, FALSE);
+      if (outs[i] != NULL)
+        *outs[i] = -1;
+      asked[i] = (pipes & bits[i]) ? outs[i] : NULL;
+    }
+  return TRUE;
 }
 
 /**
@@ -752,24 +805,73 @@ spawn_async_fd_with_pipes (const char          *working_directory,
                            int                 *stderr_pipe_out,
                            GError             **error)
 {
-  static const SpawnPipeFlags bits[3] = { SPAWN_PIPE_STDIN, SPAWN_PIPE_STDOUT,
-                                          SPAWN_PIPE_STDERR };
-  int *outs[3] = { stdin_pipe_out, stdout_pipe_out, stderr_pipe_out };
   int *asked[3];
-  int i;
 
-  g_return_val_if_fail ((pipes & ~(SPAWN_PIPE_STDIN | SPAWN_PIPE_STDOUT |
-                                   SPAWN_PIPE_STDERR)) == 0, NULL);
-  for (i = 0; i < 3; i++)
-    {
-      /* A pipe nobody can be given is a caller bug, not "no pipe". */
-      g_return_val_if_fail (!(pipes & bits[i]) || outs[i] != NULL, NULL);
-      if (outs[i] != NULL)
-        *outs[i] = -1;
-      asked[i] = (pipes & bits[i]) ? outs[i] : NULL;
-    }
+  if (!spawn_pipes_asked (pipes, stdin_pipe_out, stdout_pipe_out, stderr_pipe_out, asked))
+    return NULL;
   return spawn_async_fd_full (working_directory, argv, envp, flags, NULL, NULL,
                               stdin_fd, stdout_fd, stderr_fd, source_fds,
                               target_fds, n_fds, asked[0], asked[1], asked[2],
                               child_flags, error);
+}
+
+/**
+ * spawn_job_spawn_with_pipes:
+ * @job: the job the child and its descendants belong to
+ * @working_directory: (type filename) (nullable): as for [func@Spawn.async_fd]
+ * @argv: (array zero-terminated=1) (element-type filename): as for
+ *   [func@Spawn.async_fd]
+ * @envp: (array zero-terminated=1) (element-type filename) (nullable): as
+ *   for [func@Spawn.async_fd]
+ * @flags: as for [func@Spawn.async_fd]
+ * @child_flags: as for [func@Spawn.async_fd_full]
+ * @pipes: the pipes to make, as for [func@Spawn.async_fd_with_pipes]
+ * @stdin_fd: as for [func@Spawn.async_fd_with_pipes]
+ * @stdout_fd: as for [func@Spawn.async_fd_with_pipes]
+ * @stderr_fd: as for [func@Spawn.async_fd_with_pipes]
+ * @source_fds: (array length=n_fds) (nullable): as for [func@Spawn.async_fd]
+ * @target_fds: (array length=n_fds) (nullable): as for [func@Spawn.async_fd]
+ * @n_fds: length of @source_fds and @target_fds
+ * @stdin_pipe_out: (out) (optional): as for [func@Spawn.async_fd_with_pipes]
+ * @stdout_pipe_out: (out) (optional): as for [func@Spawn.async_fd_with_pipes]
+ * @stderr_pipe_out: (out) (optional): as for [func@Spawn.async_fd_with_pipes]
+ * @error: return location for a #GError
+ *
+ * Starts a program in @job as spawn_job_spawn() does, with the
+ * pipes @pipes names and no others, and without a child_setup: the form
+ * of spawn_job_spawn() for bindings, as
+ * [func@Spawn.async_fd_with_pipes] is [func@Spawn.async_fd]'s.  No
+ * function of the caller's runs in the child between clone and exec.
+ *
+ * Returns: (transfer full) (nullable): the child, or %NULL with @error set
+ *
+ * Since: 0.3
+ */
+SpawnChild *
+spawn_job_spawn_with_pipes (SpawnJob            *job,
+                            const char          *working_directory,
+                            const char * const  *argv,
+                            const char * const  *envp,
+                            GSpawnFlags          flags,
+                            SpawnChildFlags      child_flags,
+                            SpawnPipeFlags       pipes,
+                            int                  stdin_fd,
+                            int                  stdout_fd,
+                            int                  stderr_fd,
+                            const int           *source_fds,
+                            const int           *target_fds,
+                            gsize                n_fds,
+                            int                 *stdin_pipe_out,
+                            int                 *stdout_pipe_out,
+                            int                 *stderr_pipe_out,
+                            GError             **error)
+{
+  int *asked[3];
+
+  g_return_val_if_fail (SPAWN_IS_JOB (job), NULL);
+  if (!spawn_pipes_asked (pipes, stdin_pipe_out, stdout_pipe_out, stderr_pipe_out, asked))
+    return NULL;
+  return spawn_job_spawn (job, working_directory, argv, envp, flags, NULL, NULL, stdin_fd,
+                          stdout_fd, stderr_fd, source_fds, target_fds, n_fds, asked[0],
+                          asked[1], asked[2], child_flags, error);
 }

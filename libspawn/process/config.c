@@ -667,7 +667,7 @@ _spawn_process_init_config (SpawnProcess *self)
  * @job: (nullable): the job its program and every descendant belong to,
  *   or %NULL for none
  *
- * Starts the program in @job ([method@Spawn.Job.spawn]): the whole tree it
+ * Starts the program in @job ([method@Spawn.Job.spawn_with_pipes]): the whole tree it
  * starts is then one unit.  terminate, kill and send_signal signal every
  * process of the job, the kill timeout and the dispose policy
  * %SPAWN_DISPOSE_KILL kill it all (also what is left once the program has

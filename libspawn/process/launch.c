@@ -368,8 +368,8 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
         child_flags |= SPAWN_CHILD_CONTROLLING_TERMINAL;
       env = _spawn_process_build_environment (self);
       /* A detached process leaves its job behind too. */
-      if (self->job != NULL && !detached)
-        child = spawn_job_spawn (self->job, self->working_directory,
+      if (self->started.job != NULL && !detached)
+        child = spawn_job_spawn (self->started.job, self->working_directory,
                                  (const char * const *) self->argv,
                                  (const char * const *) env, p.flags,
                                  p.child_setup != NULL ? launch_setup_in_child : NULL, &p,
@@ -412,8 +412,9 @@ _spawn_process_launch (SpawnProcess *self, gboolean detached, GError **error)
 gboolean
 _spawn_process_signal_child (SpawnProcess *self, int signum, GError **error)
 {
-  if (self->job != NULL)
-    return spawn_job_send_signal (self->job, signum, error);
+  /* The job this run was started in, whatever set_job() said since. */
+  if (self->started.job != NULL)
+    return spawn_job_send_signal (self->started.job, signum, error);
   if (self->signal_group)
     return spawn_child_send_signal_to_group (self->child, signum, error);
   return spawn_child_send_signal (self->child, signum, error);

@@ -80,6 +80,9 @@ struct _SpawnProcess {
     SpawnChannelMode modes[3];
     int kill_timeout_ms;
     gboolean kill_on_close;
+    /* The job the run was started in (a reference), which kill() and the
+     * kill timeout signal: never the one set_job() names since. */
+    SpawnJob *job;
   } started;
 
   /* While running */

@@ -59,9 +59,10 @@ spawn_process_dispose (GObject *object)
 
   if (self->child != NULL && self->dispose_policy == SPAWN_DISPOSE_KILL)
     _spawn_process_signal_child (self, SIGKILL, NULL);
-  /* The program has ended, what it left in its job has not. */
-  else if (self->job != NULL && self->dispose_policy == SPAWN_DISPOSE_KILL)
-    spawn_job_kill (self->job, NULL);
+  /* The program has ended, what it left in the job it ran in has not.
+   * Never a job this process only names (never started in it). */
+  else if (self->started.job != NULL && self->dispose_policy == SPAWN_DISPOSE_KILL)
+    spawn_job_kill (self->started.job, NULL);
   /* Leave it running, as long as the application: a reference that the
    * reaper holds until it ends, so that our last one does not kill it. */
   else if (self->child != NULL && self->started.kill_on_close)
@@ -88,6 +89,7 @@ spawn_process_finalize (GObject *object)
   g_clear_error (&self->last_error);
   g_clear_pointer (&self->pty, spawn_pty_unref);
   g_free (self->started.program);
+  g_clear_object (&self->started.job);
   g_mutex_clear (&self->context_lock);
   G_OBJECT_CLASS (spawn_process_parent_class)->finalize (object);
 }

@@ -418,7 +418,7 @@ run_hold_end (SpawnProcess *self)
   self->end_held = TRUE;
   /* A job's kill timeout still reaches the descendants that hold the
    * pipes; without a job nothing is left that we could signal. */
-  if (self->job == NULL)
+  if (self->started.job == NULL)
     self->kill_deadline = 0;
   self->next_recheck = 0;
   if (self->source != NULL)
@@ -584,6 +584,7 @@ run_start (SpawnProcess *self, GError **error)
   memcpy (self->started.modes, self->modes, sizeof self->started.modes);
   self->started.kill_timeout_ms = self->kill_timeout_ms;
   self->started.kill_on_close = self->kill_on_close;
+  g_set_object (&self->started.job, self->job);
   /* Every buffer starts empty, stdin's unwritten rest of the last run
    * included (QProcess does the same). */
   for (i = 0; i < 3; i++)

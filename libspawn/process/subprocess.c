@@ -97,7 +97,9 @@ subprocess_check_redirections (SpawnProcess *self, GSubprocessFlags flags)
  *
  * Configures @self as [method@Gio.SubprocessLauncher.set_flags] configures
  * a launcher, for the following starts: the channels' modes and the
- * #SpawnProcessFlags, replacing what was set before, except that a channel
+ * #SpawnProcessFlags GSubprocessFlags can say, replacing what was set
+ * before (%SPAWN_PROCESS_FLAGS_NEW_SESSION and
+ * %SPAWN_PROCESS_FLAGS_NEW_PROCESS_GROUP are kept), except that a channel
  * given a file ([method@Spawn.Process.set_channel_file]) or a descriptor
  * ([method@Spawn.Process.set_channel_fd]) keeps it, as a launcher keeps
  * its `_set_stdout_file_path()` and `_take_stdout_fd()` whatever the order
@@ -171,7 +173,11 @@ spawn_process_set_subprocess_flags (SpawnProcess *self, GSubprocessFlags flags)
   for (i = 0; i < 3; i++)
     if (!subprocess_redirected (self, i))
       spawn_process_set_channel_mode (self, i, modes[i]);
-  spawn_process_set_flags (self, own);
+  /* Only what GSubprocessFlags can say: NEW_SESSION and
+   * NEW_PROCESS_GROUP, which they cannot, stay as they were. */
+  spawn_process_set_flags (self, (spawn_process_get_flags (self) &
+                                  ~(SPAWN_PROCESS_FLAGS_INHERIT_FDS |
+                                    SPAWN_PROCESS_FLAGS_SEARCH_PATH_FROM_ENVP)) | own);
 }
 
 /**
