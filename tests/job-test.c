@@ -849,12 +849,31 @@ job_test_own_cgroup (void)
   return g_strndup (line, end != NULL ? (gsize) (end - line) : strlen (line));
 }
 
+/* Whether we run in a unit of our user's systemd instance; if not, the
+ * case skips (or fails where the runner expects it). */
+static gboolean
+job_test_in_user_manager (void)
+{
+  g_autofree char *own = job_test_own_cgroup ();
+  g_autofree char *needle = g_strdup_printf ("/user@%u.service/", (unsigned) getuid ());
+
+  if (own != NULL && strstr (own, needle) != NULL)
+    return TRUE;
+  if (strcmp (job_test_expect (), "systemd-scope") == 0)
+    g_test_fail_printf ("expected to run in a unit of user@%u.service, but our cgroup is %s",
+                        (unsigned) getuid (), own ? own : "unknown");
+  else
+    g_test_skip ("not in a unit of our user's systemd instance (tests/systemd-guest runs "
+                 "this case there)");
+  return FALSE;
+}
+
 static void
 test_job_systemd_scope (gconstpointer data)
 {
   const char *argv[] = { testutil_helper, "exit", "0", NULL };
   g_autoptr (SpawnJob) job = NULL;
-  g_autofree char *before = NULL, *after = NULL, *needle = NULL, *scope = NULL;
+  g_autofree char *before = NULL, *after = NULL, *scope = NULL;
   g_autofree char *scope_name = NULL, *keeper_procs = NULL, *control = NULL;
   g_autofree char *path = NULL;
   GError *error = NULL;
@@ -866,18 +885,9 @@ test_job_systemd_scope (gconstpointer data)
                   "application itself stays where it was");
   if (!testutil_use_backend (data))
     return;
+  if (!job_test_in_user_manager ())
+    return;
   before = job_test_own_cgroup ();
-  needle = g_strdup_printf ("/user@%u.service/", (unsigned) getuid ());
-  if (before == NULL || strstr (before, needle) == NULL)
-    {
-      if (strcmp (job_test_expect (), "systemd-scope") == 0)
-        g_test_fail_printf ("expected to run in a unit of user@%u.service, but our cgroup "
-                            "is %s", (unsigned) getuid (), before ? before : "unknown");
-      else
-        g_test_skip ("not in a unit of our user's systemd instance (tests/systemd-guest "
-                     "runs this case there)");
-      return;
-    }
   job = spawn_job_new ();
   spawn_job_set_memory_max (job, 64 << 20);
   child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
@@ -918,6 +928,54 @@ test_job_systemd_scope (gconstpointer data)
   g_assert_true (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
   g_assert_no_error (error);
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_job_systemd_no_bus (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  g_autoptr (SpawnJob) job = NULL;
+  g_autoptr (SpawnJob) limited = NULL;
+  g_autofree char *children = NULL, *children_path = NULL;
+  GError *error = NULL;
+  SpawnChild *child;
+
+  g_test_summary ("In a unit of our user's systemd instance but without a session bus "
+                  "(none at the address given): a job falls back on process groups, a "
+                  "job with a limit fails with an error that names the session bus, and "
+                  "no keeper process is left behind");
+  if (!testutil_use_backend (data))
+    return;
+  if (!job_test_in_user_manager ())
+    return;
+  /* The answer is kept for the life of the process: a process of its own. */
+  if (!testutil_isolated ())
+    return;
+  g_setenv ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/libspawn-test-bus", TRUE);
+  limited = spawn_job_new ();
+  spawn_job_set_memory_max (limited, 64 << 20);
+  child = spawn_job_spawn (limited, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL,
+                           0, NULL, NULL, NULL, 0, &error);
+  g_assert_null (child);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "with limits"));
+  g_assert_nonnull (strstr (error->message, "session bus"));
+  g_clear_error (&error);
+
+  job = spawn_job_new ();
+  child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                           NULL, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  spawn_child_unref (child);
+  g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_PROCESS_GROUP);
+  /* No child of ours runs any more: no keeper was started (or it was
+   * reaped). */
+  children_path = g_strdup_printf ("/proc/%d/task/%d/children", (int) getpid (), (int) getpid ());
+  g_assert_true (g_file_get_contents (children_path, &children, NULL, NULL));
+  g_assert_cmpstr (g_strstrip (children), ==, "");
 }
 
 static void
@@ -979,6 +1037,7 @@ static const TestutilCase job_cases[] = {
   { "fallback-no-cgroup", test_job_fallback_no_cgroup },
   { "app-killed", test_job_app_killed },
   { "systemd-scope", test_job_systemd_scope },
+  { "systemd-no-bus", test_job_systemd_no_bus },
   { "refused", test_job_refused },
 };
 
