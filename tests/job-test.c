@@ -332,6 +332,30 @@ static const TestutilCase group_cases[] = {
 
 /* A new job; NULL, with the case skipped and the reason given, where a
  * cgroup v2 of our own cannot be made here. */
+/* LIBSPAWN_TEST_JOB_EXPECT says what the runner knows of this machine:
+ * "cgroup" (a job must get a cgroup), "systemd-scope" (the same, from our
+ * user's systemd instance: tests/systemd-guest), "refused" (no cgroup is
+ * ours to write: the same guest, as a system service's user). */
+static const char *
+job_test_expect (void)
+{
+  const char *expect = g_getenv ("LIBSPAWN_TEST_JOB_EXPECT");
+
+  return expect != NULL ? expect : "";
+}
+
+/* No cgroup for a job: a skip, or a failure where the runner expects one. */
+static void
+job_test_no_cgroup (const char *why)
+{
+  if (strcmp (job_test_expect (), "cgroup") == 0 ||
+      strcmp (job_test_expect (), "systemd-scope") == 0)
+    g_test_fail_printf ("expected a cgroup job here (LIBSPAWN_TEST_JOB_EXPECT=%s): %s",
+                        job_test_expect (), why);
+  else
+    g_test_skip (why);
+}
+
 static SpawnJob *
 job_test_cgroup_job (gconstpointer data)
 {
@@ -350,8 +374,8 @@ job_test_cgroup_job (gconstpointer data)
   spawn_child_unref (child);
   if (spawn_job_get_mode (job) != SPAWN_JOB_MODE_CGROUP)
     {
-      g_test_skip ("no writable cgroup v2 here (the job fell back on process groups; "
-                   "run with LIBSPAWN_LOG debug output to see why)");
+      job_test_no_cgroup ("no writable cgroup v2 here (the job fell back on process groups; "
+                          "run with LIBSPAWN_LOG debug output to see why)");
       g_object_unref (job);
       return NULL;
     }
@@ -530,7 +554,7 @@ test_job_memory_limit (gconstpointer data)
   line = strstr (contents, "0::");
   if (line == NULL)
     {
-      g_test_skip ("no cgroup v2 hierarchy here (guests: mount cgroup2 at /sys/fs/cgroup)");
+      job_test_no_cgroup ("no cgroup v2 hierarchy here (guests: mount cgroup2 at /sys/fs/cgroup)");
       return;
     }
   job = spawn_job_new ();
@@ -541,7 +565,11 @@ test_job_memory_limit (gconstpointer data)
     {
       /* Say why, and that it was the right error: a clear one. */
       g_assert_nonnull (strstr (error->message, "with limits"));
-      g_test_skip_printf ("no memory controller for a job here: %s", error->message);
+      {
+        g_autofree char *why = g_strdup_printf ("no memory controller for a job here: %s",
+                                                error->message);
+        job_test_no_cgroup (why);
+      }
       g_clear_error (&error);
       return;
     }
@@ -578,14 +606,18 @@ test_job_born_in_cgroup (gconstpointer data)
   if (first == NULL)
     {
       g_assert_nonnull (strstr (error->message, "with limits"));
-      g_test_skip_printf ("no pids controller for a job here: %s", error->message);
+      {
+        g_autofree char *why = g_strdup_printf ("no pids controller for a job here: %s",
+                                                error->message);
+        job_test_no_cgroup (why);
+      }
       g_clear_error (&error);
       return;
     }
   if (spawn_job_get_mode (job) != SPAWN_JOB_MODE_CGROUP)
     {
       spawn_child_unref (first);
-      g_test_skip ("no writable cgroup v2 here (the job fell back on process groups)");
+      job_test_no_cgroup ("no writable cgroup v2 here (the job fell back on process groups)");
       return;
     }
   /* The pids controller counts at fork (cgroup_can_fork) and lets any
@@ -1390,6 +1422,212 @@ test_job_require_cgroup (gconstpointer data)
   g_assert_nonnull (strstr (reason->message, "not ours to write"));
 }
 
+/* Our cgroup as /proc/self/cgroup names it ("/a/b"), or NULL. */
+static char *
+job_test_own_cgroup (void)
+{
+  g_autofree char *contents = NULL;
+  const char *line, *end;
+
+  if (!g_file_get_contents ("/proc/self/cgroup", &contents, NULL, NULL))
+    return NULL;
+  line = g_str_has_prefix (contents, "0::") ? contents : strstr (contents, "\n0::");
+  if (line == NULL)
+    return NULL;
+  line += line[0] == '\n' ? 4 : 3;
+  end = strchr (line, '\n');
+  return g_strndup (line, end != NULL ? (gsize) (end - line) : strlen (line));
+}
+
+/* Whether we run in a unit of our user's systemd instance; if not, the
+ * case skips (or fails where the runner expects it). */
+static gboolean
+job_test_in_user_manager (void)
+{
+  g_autofree char *own = job_test_own_cgroup ();
+  g_autofree char *needle = g_strdup_printf ("/user@%u.service/", (unsigned) getuid ());
+
+  if (own != NULL && strstr (own, needle) != NULL)
+    return TRUE;
+  if (strcmp (job_test_expect (), "systemd-scope") == 0)
+    g_test_fail_printf ("expected to run in a unit of user@%u.service, but our cgroup is %s",
+                        (unsigned) getuid (), own ? own : "unknown");
+  else
+    g_test_skip ("not in a unit of our user's systemd instance (tests/systemd-guest runs "
+                 "this case there)");
+  return FALSE;
+}
+
+static void
+test_job_systemd_scope (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  g_autoptr (SpawnJob) job = NULL;
+  g_autofree char *before = NULL, *after = NULL, *scope = NULL;
+  g_autofree char *scope_name = NULL, *keeper_procs = NULL, *control = NULL;
+  g_autofree char *path = NULL;
+  GError *error = NULL;
+  SpawnChild *child;
+
+  g_test_summary ("In a unit of our user's systemd instance, which is not ours to write "
+                  "below, a job's cgroup (with a memory limit) is made in a transient "
+                  "scope with Delegate=yes that the user manager made for us; the "
+                  "application itself stays where it was");
+  if (!testutil_use_backend (data))
+    return;
+  if (!job_test_in_user_manager ())
+    return;
+  before = job_test_own_cgroup ();
+  job = spawn_job_new ();
+  spawn_job_set_memory_max (job, 64 << 20);
+  child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                           NULL, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  spawn_child_unref (child);
+  g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_CGROUP);
+  path = g_strdup (spawn_job_get_cgroup_path (job));
+  scope = g_path_get_dirname (path);
+  scope_name = g_path_get_basename (scope);
+  g_test_message ("job cgroup %s", path);
+  g_assert_true (g_str_has_prefix (scope_name, "libspawn-"));
+  g_assert_true (g_str_has_suffix (scope_name, ".scope"));
+  g_assert_false (g_str_has_suffix (scope, before));
+  /* The scope holds no process of its own (its keeper is in a leaf), so
+   * it could enable the memory controller for the job. */
+  keeper_procs = g_build_filename (scope, "keeper", "cgroup.procs", NULL);
+  {
+    g_autofree char *procs = NULL, *own = g_build_filename (scope, "cgroup.procs", NULL);
+
+    g_assert_true (g_file_get_contents (keeper_procs, &procs, NULL, NULL));
+    g_assert_cmpstr (procs, !=, "");
+    g_clear_pointer (&procs, g_free);
+    g_assert_true (g_file_get_contents (own, &procs, NULL, NULL));
+    g_assert_cmpstr (procs, ==, "");
+  }
+  control = g_build_filename (scope, "cgroup.subtree_control", NULL);
+  {
+    g_autofree char *controllers = NULL;
+
+    g_assert_true (g_file_get_contents (control, &controllers, NULL, NULL));
+    g_assert_nonnull (strstr (controllers, "memory"));
+  }
+  after = job_test_own_cgroup ();
+  g_assert_cmpstr (after, ==, before);
+  g_assert_true (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_job_systemd_no_bus (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  g_autoptr (SpawnJob) job = NULL;
+  g_autoptr (SpawnJob) limited = NULL;
+  g_autofree char *children = NULL, *children_path = NULL;
+  GError *error = NULL;
+  SpawnChild *child;
+
+  g_test_summary ("In a unit of our user's systemd instance but without a session bus "
+                  "(none at the address given): a job falls back on process groups, a "
+                  "job with a limit fails with an error that names the session bus, and "
+                  "no keeper process is left behind");
+  if (!testutil_use_backend (data))
+    return;
+  if (!job_test_in_user_manager ())
+    return;
+  /* The answer is kept for the life of the process: a process of its own. */
+  if (!testutil_isolated ())
+    return;
+  g_setenv ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/libspawn-test-bus", TRUE);
+  limited = spawn_job_new ();
+  spawn_job_set_memory_max (limited, 64 << 20);
+  child = spawn_job_spawn (limited, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL,
+                           0, NULL, NULL, NULL, 0, &error);
+  g_assert_null (child);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "with limits"));
+  g_assert_nonnull (strstr (error->message, "session bus"));
+  g_clear_error (&error);
+
+  job = spawn_job_new ();
+  child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                           NULL, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  spawn_child_unref (child);
+  g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_PROCESS_GROUP);
+  /* No child of ours runs any more: no keeper was started (or it was
+   * reaped). */
+  children_path = g_strdup_printf ("/proc/%d/task/%d/children", (int) getpid (), (int) getpid ());
+  g_assert_true (g_file_get_contents (children_path, &children, NULL, NULL));
+  g_assert_cmpstr (g_strstrip (children), ==, "");
+}
+
+static void
+test_job_refused (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  g_autoptr (SpawnJob) job = NULL;
+  g_autoptr (SpawnJob) limited = NULL;
+  g_autoptr (SpawnJob) required = NULL;
+  g_autoptr (GError) reason = NULL;
+  GError *error = NULL;
+  SpawnChild *child;
+
+  g_test_summary ("Where no cgroup is ours to write (a system service's user, a "
+                  "container without delegation): a job falls back on process groups, "
+                  "and a job with a limit or that requires the cgroup mode refuses to "
+                  "start its program with an error that says which cgroup it could not have");
+  if (!testutil_use_backend (data))
+    return;
+  if (strcmp (job_test_expect (), "refused") != 0)
+    {
+      g_test_skip ("only where no cgroup is delegated to us (tests/systemd-guest runs it "
+                   "as a system service's user, LIBSPAWN_TEST_JOB_EXPECT=refused)");
+      return;
+    }
+  job = spawn_job_new ();
+  child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                           NULL, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, &error));
+  g_assert_no_error (error);
+  spawn_child_unref (child);
+  g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_PROCESS_GROUP);
+  g_assert_null (spawn_job_get_cgroup_path (job));
+  /* The fallback says why. */
+  reason = spawn_job_dup_fallback_error (job);
+  g_assert_error (reason, SPAWN_ERROR, SPAWN_ERROR_ACCES);
+  g_test_message ("fallback: %s", reason->message);
+
+  /* A job that requires the cgroup mode refuses as one with limits does. */
+  required = spawn_job_new ();
+  spawn_job_set_require_cgroup (required, TRUE);
+  child = spawn_job_spawn (required, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL,
+                           0, NULL, NULL, NULL, 0, &error);
+  g_assert_null (child);
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_ACCES);
+  g_clear_error (&error);
+  g_assert_null (spawn_job_get_cgroup_path (required));
+
+  limited = spawn_job_new ();
+  spawn_job_set_memory_max (limited, 64 << 20);
+  child = spawn_job_spawn (limited, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL,
+                           0, NULL, NULL, NULL, 0, &error);
+  g_assert_null (child);
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_ACCES);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "with limits"));
+  g_assert_nonnull (strstr (error->message, "/sys/fs/cgroup"));
+  g_clear_error (&error);
+  g_assert_null (spawn_job_get_cgroup_path (limited));
+}
+
 static const TestutilCase job_cases[] = {
   { "stop-tree", test_job_stop_tree },
   { "outlives-child", test_job_outlives_child },
@@ -1412,6 +1650,9 @@ static const TestutilCase job_cases[] = {
   { "cpu-time-reuse", test_job_cpu_time_reuse },
   { "fallback-honest", test_job_fallback_honest },
   { "require-cgroup", test_job_require_cgroup },
+  { "systemd-scope", test_job_systemd_scope },
+  { "systemd-no-bus", test_job_systemd_no_bus },
+  { "refused", test_job_refused },
 };
 
 int

@@ -6,8 +6,11 @@
 
 LIBSPAWN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LIBSPAWN_CACHE=${LIBSPAWN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libspawn}
-LIBSPAWN_VARIANTS=(unpatched patched noclonefd debug coverage distro)
+LIBSPAWN_VARIANTS=(unpatched patched noclonefd debug coverage systemd distro)
 _vm_t0=$(date +%s)
+# The unprivileged, lingering user of the systemd guest (vm/build-systemd-root).
+SYSTEMD_GUEST_USER=spawnuser
+SYSTEMD_GUEST_UID=1000
 
 die() {
 	printf '%s: error: %s\n' "${0##*/}" "$*" >&2

@@ -33,11 +33,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The absolute path of our own cgroup, found once, and its path in the
- * hierarchy as /proc/PID/cgroup shows it. */
+/* The absolute path of our own cgroup, found once. */
 static char *cgroup_self_path;
-static char *cgroup_self_line;
 static int cgroup_self_error;
+/* The first cgroup2 mount: where, and which path of the hierarchy. */
+static char *cgroup_mount_point;
+static char *cgroup_mount_root;
 
 /* The first cgroup2 mount of /proc/self/mountinfo: its mount point and the
  * path in the hierarchy it shows (its root). */
@@ -73,13 +74,13 @@ static void
 cgroup_find_self (void)
 {
   g_autofree char *contents = NULL;
-  g_autofree char *mount_point = NULL, *mount_root = NULL;
+  char *mount_point = NULL, *mount_root = NULL;
   g_auto (GStrv) lines = NULL;
   const char *path = NULL;
   gsize i;
   int err;
 
-  if ((err = cgroup_find_mount (&mount_point, &mount_root)) < 0)
+  if ((err = cgroup_find_mount (&cgroup_mount_point, &cgroup_mount_root)) < 0)
     {
       cgroup_self_error = err;
       return;
@@ -89,13 +90,13 @@ cgroup_find_self (void)
       cgroup_self_error = -ENOENT;
       return;
     }
+  mount_point = cgroup_mount_point;
+  mount_root = cgroup_mount_root;
   lines = g_strsplit (contents, "\n", -1);
   for (i = 0; lines[i] != NULL && path == NULL; i++)
     if (g_str_has_prefix (lines[i], "0::"))
       path = lines[i] + 3;
   /* A mount of a subtree (a container's) shows paths below its root. */
-  if (path != NULL)
-    cgroup_self_line = g_strdup (path);
   if (path != NULL && strcmp (mount_root, "/") != 0 &&
       g_str_has_prefix (path, mount_root))
     path += strlen (mount_root);
@@ -117,6 +118,36 @@ _spawn_cgroup_self (const char **path)
     }
   *path = cgroup_self_path;
   return cgroup_self_path != NULL ? 0 : cgroup_self_error;
+}
+
+int
+_spawn_cgroup_from_hierarchy (const char *hierarchy_path, char **path)
+{
+  const char *self;
+  int err;
+
+  if ((err = _spawn_cgroup_self (&self)) < 0)
+    return err;
+  if (strcmp (cgroup_mount_root, "/") != 0)
+    {
+      if (!g_str_has_prefix (hierarchy_path, cgroup_mount_root))
+        return -ENOENT;  /* outside what our mount shows */
+      hierarchy_path += strlen (cgroup_mount_root);
+    }
+  *path = g_build_filename (cgroup_mount_point, hierarchy_path, NULL);
+  return 0;
+}
+
+/* The path in the hierarchy (as /proc/PID/cgroup shows it) of @path, a
+ * directory below our cgroup2 mount. */
+static char *
+cgroup_hierarchy_path (const char *path)
+{
+  const char *rest = path + strlen (cgroup_mount_point);
+
+  if (strcmp (cgroup_mount_root, "/") == 0)
+    return g_strdup (rest[0] == '/' ? rest : path);
+  return g_strconcat (cgroup_mount_root, rest, NULL);
 }
 
 /* Writes @text to the file @name of @dir_fd. */
@@ -241,8 +272,8 @@ cgroup_limit_controller (const char *file)
 }
 
 int
-_spawn_cgroup_create (SpawnCgroup *cg, const char *name, const SpawnJobLimits *limits,
-                      char **failed_what)
+_spawn_cgroup_create (SpawnCgroup *cg, const char *parent, const char *name,
+                      const SpawnJobLimits *limits, char **failed_what)
 {
   const char *files[] = { "memory.max", "pids.max", "cpu.max" };
   char values[3][64] = { "", "", "" };
@@ -252,6 +283,8 @@ _spawn_cgroup_create (SpawnCgroup *cg, const char *name, const SpawnJobLimits *l
   cg->dir_fd = cg->procs_fd = -1;
   if ((err = _spawn_cgroup_self (&self)) < 0)
     return err;
+  if (parent != NULL)
+    self = parent;
   if (limits->memory_max > 0)
     g_snprintf (values[0], sizeof values[0], "%" G_GUINT64_FORMAT, limits->memory_max);
   if (limits->pids_max > 0)
@@ -491,15 +524,13 @@ cgroup_signal_procs (int parent_fd G_GNUC_UNUSED, const char *name G_GNUC_UNUSED
 static int
 cgroup_signal_each (SpawnCgroup *cg, int signum)
 {
-  g_autofree char *line = NULL;
+  g_autofree char *hierarchy = cgroup_hierarchy_path (cg->path);
+  /* "0::/its/path", as /proc/PID/cgroup names it: the job's cgroup need
+   * not be below ours (a systemd scope's is beside it). */
+  g_autofree char *line = g_strdup_printf ("0::%s", hierarchy);
   CgroupSignal how;
-  const char *self;
   int err, r;
 
-  _spawn_cgroup_self (&self);
-  line = g_strdup_printf ("0::%s%s%s", cgroup_self_line,
-                          g_str_has_suffix (cgroup_self_line, "/") ? "" : "/",
-                          strrchr (cg->path, '/') + 1);
   how.signum = signum;
   how.line = line;
   err = cgroup_signal_procs (-1, NULL, cg->dir_fd, "", &how);

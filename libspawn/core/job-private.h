@@ -41,9 +41,12 @@ typedef struct {
 /* job-cgroup.c */
 /* Our own cgroup's absolute path (cached); -ENOENT: no cgroup2 here. */
 int  _spawn_cgroup_self (const char **path);
-/* mkdir @name below our cgroup with @limits; on failure *@failed_what
- * (allocated) says what could not be had. */
-int  _spawn_cgroup_create (SpawnCgroup *cg, const char *name,
+/* The absolute path of @hierarchy_path (as /proc/PID/cgroup or systemd's
+ * ControlGroup name it) under our cgroup2 mount. */
+int  _spawn_cgroup_from_hierarchy (const char *hierarchy_path, char **path);
+/* mkdir @name below @parent (NULL: our own cgroup) with @limits; on
+ * failure *@failed_what (allocated) says what could not be had. */
+int  _spawn_cgroup_create (SpawnCgroup *cg, const char *parent, const char *name,
                            const SpawnJobLimits *limits, char **failed_what);
 int  _spawn_cgroup_signal (SpawnCgroup *cg, int signum);
 int  _spawn_cgroup_populated (SpawnCgroup *cg);

@@ -15,6 +15,7 @@
  * those, so that no child is born into a cgroup being removed.
  */
 #include "job-private.h"
+#include "job-systemd-private.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -481,6 +482,7 @@ job_choose_mode (SpawnJob *job, const char *argv0, GError **error)
 {
   g_autofree char *name = NULL, *failed_what = NULL;
   const char *forced = g_getenv ("LIBSPAWN_JOB_MODE");
+  const char *parent = NULL;
   int err;
 
   if (forced != NULL && strcmp (forced, "process-group") == 0)
@@ -489,7 +491,10 @@ job_choose_mode (SpawnJob *job, const char *argv0, GError **error)
     {
       name = g_strdup_printf ("libspawn-job-%d-%u", (int) getpid (),
                               g_atomic_int_add (&job_serial, 1));
-      err = _spawn_cgroup_create (&job->cgroup, name, &job->limits, &failed_what);
+      /* Under our user's systemd instance, below a scope it delegated. */
+      err = _spawn_job_systemd_parent (&parent, &failed_what);
+      if (err == 0)
+        err = _spawn_cgroup_create (&job->cgroup, parent, name, &job->limits, &failed_what);
     }
   if (err == 0)
     {
