@@ -924,6 +924,8 @@ job_test_fds_settle (int n)
   while ((now = job_test_count_fds_but_eventfds ()) != n &&
          g_get_monotonic_time () < deadline)
     g_usleep (10000);
+  if (now != n)
+    testutil_print_fds ();
   return now;
 }
 

@@ -198,6 +198,25 @@ testutil_count_fds (void)
   return n;
 }
 
+/* Lists our descriptors and what each is, as test messages: what a
+ * failing descriptor count shows. */
+void
+testutil_print_fds (void)
+{
+  GDir *d = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc/self/fd", name, NULL);
+      g_autofree char *target = g_file_read_link (path, NULL);
+
+      g_test_message ("fd %s: %s", name, target != NULL ? target : "?");
+    }
+  g_dir_close (d);
+}
+
 void
 testutil_kill_pidfile (const char *path)
 {

@@ -36,6 +36,7 @@ SpawnProcess *testutil_sh_process (const char *script);
 void testutil_start_ok (SpawnProcess *proc);
 void testutil_run_in_threads (guint n_threads, int (*body) (guint index));
 int testutil_count_fds (void);
+void testutil_print_fds (void);
 void testutil_assert_no_children (void);
 /* Ends the process whose PID a test's shell wrote to @path (a background
  * job left holding a pipe), which must still run, and removes @path. */
