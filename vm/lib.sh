@@ -6,7 +6,7 @@
 
 LIBSPAWN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LIBSPAWN_CACHE=${LIBSPAWN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libspawn}
-LIBSPAWN_VARIANTS=(unpatched patched noclonefd debug coverage distro)
+LIBSPAWN_VARIANTS=(unpatched patched noclonefd debug coverage distro modern)
 _vm_t0=$(date +%s)
 
 die() {
