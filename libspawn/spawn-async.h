@@ -82,6 +82,9 @@ typedef enum {
  *   SIGCHLD, the exit status read from the fd
  * @SPAWN_BACKEND_PIDFD: clone(CLONE_PIDFD), reaped with waitid(P_PIDFD)
  * @SPAWN_BACKEND_SIGCHLD: an ordinary child and a chaining SIGCHLD handler
+ * @SPAWN_BACKEND_AUTOREAP: clone3(CLONE_PIDFD | CLONE_AUTOREAP), Linux 7.1:
+ *   no zombie, no SIGCHLD, the exit status from ioctl(PIDFD_GET_INFO), no
+ *   CPU times (Since: 0.3)
  *
  * How children are started and watched.  See docs/design.md for what each
  * one guarantees.
@@ -91,6 +94,7 @@ typedef enum {
   SPAWN_BACKEND_CLONEFD,
   SPAWN_BACKEND_PIDFD,
   SPAWN_BACKEND_SIGCHLD,
+  SPAWN_BACKEND_AUTOREAP,
 } SpawnBackend;
 
 SPAWN_AVAILABLE_IN_0_2
