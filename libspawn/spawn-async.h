@@ -128,7 +128,8 @@ typedef enum {
  * @stime_usec: system CPU time of the process, in microseconds
  * @have_times: %FALSE when the backend could not learn the CPU times (a
  *   status recovered through PIDFD_GET_INFO after someone else reaped the
- *   child); the times are then 0
+ *   child; every child of the autoreap backend, as Linux 7.2's exit
+ *   information carries no times); the times are then 0
  *
  * How a child ended.
  */
