@@ -179,6 +179,7 @@ run_one (gboolean use_glib, const char *mode)
       spawn_child_unref (child);
     }
   g_main_loop_run (lib.loop);
+  g_main_loop_unref (lib.loop);
   /* Every child has ended: the thief gets ECHILD once it has taken what
    * was left for it. */
   if (g_str_equal (mode, "thief"))
