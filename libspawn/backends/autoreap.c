@@ -74,7 +74,14 @@ autoreap_caller_has_nnp (void)
  * and pidfs records the status a moment later, in release_task(), which
  * the exiting task runs itself right after (kernel/exit.c): ask a few
  * times; -EAGAIN if it is still not there (the fd stays readable, so the
- * watch comes back). */
+ * watch comes back).
+ *
+ * ESRCH is the same moment seen from the other side: the ioctl reads the
+ * exit info first (not there yet), then finds the task, and says ESRCH
+ * when release_task() has unhashed it in between (fs/pidfs.c
+ * pidfd_info(): "pid == 0").  The status is recorded by then: we hold a
+ * pidfd, so pidfs_exit() always records it.  Ask again; it is never
+ * "lost" here (tests/autoreap-test.c status-race). */
 static int
 autoreap_read_exit (int fd, struct spawn_pidfd_info *pi)
 {
@@ -88,7 +95,10 @@ autoreap_read_exit (int fd, struct spawn_pidfd_info *pi)
         {
           if (errno == EINTR)
             continue;
-          return -errno;
+          if (errno != ESRCH)
+            return -errno;
+          sched_yield ();
+          continue;
         }
       if (pi->mask & SPAWN_PIDFD_INFO_EXIT)
         return 0;
