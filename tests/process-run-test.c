@@ -509,7 +509,7 @@ test_cpu_times (gconstpointer data)
   if (testutil_backend (data) == SPAWN_BACKEND_AUTOREAP)
     {
       g_test_skip ("the autoreap backend has no CPU times: 7.2's exit "
-                   "information carries none (spawn-test's cpu-time checks "
+                   "information carries none (spawn-test's cpu-times checks "
                    "that it says so)");
       return;
     }
