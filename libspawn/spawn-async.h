@@ -82,6 +82,9 @@ typedef enum {
  *   SIGCHLD, the exit status read from the fd
  * @SPAWN_BACKEND_PIDFD: clone(CLONE_PIDFD), reaped with waitid(P_PIDFD)
  * @SPAWN_BACKEND_SIGCHLD: an ordinary child and a chaining SIGCHLD handler
+ * @SPAWN_BACKEND_AUTOREAP: clone3(CLONE_PIDFD | CLONE_AUTOREAP), Linux 7.1:
+ *   no zombie, no SIGCHLD, the exit status from ioctl(PIDFD_GET_INFO), no
+ *   CPU times (Since: 0.3)
  *
  * How children are started and watched.  [What each backend
  * guarantees](design.html#what-each-backend-guarantees) is in the design
@@ -92,6 +95,7 @@ typedef enum {
   SPAWN_BACKEND_CLONEFD,
   SPAWN_BACKEND_PIDFD,
   SPAWN_BACKEND_SIGCHLD,
+  SPAWN_BACKEND_AUTOREAP,
 } SpawnBackend;
 
 SPAWN_AVAILABLE_IN_0_2
@@ -129,7 +133,8 @@ typedef enum {
  * @stime_usec: system CPU time of the process, in microseconds
  * @have_times: %FALSE when the backend could not learn the CPU times (a
  *   status recovered through PIDFD_GET_INFO after someone else reaped the
- *   child); the times are then 0
+ *   child; every child of the autoreap backend, as Linux 7.2's exit
+ *   information carries no times); the times are then 0
  *
  * How a child ended.
  */

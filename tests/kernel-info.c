@@ -8,8 +8,11 @@
  * (LIBSPAWN_SERIES); on the host neither is set.
  */
 #include <glib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
+
+#include <libspawn/libspawn.h>
 
 #include "clone4.h"
 
@@ -55,16 +58,48 @@ static void
 test_release (void)
 {
   struct utsname u;
+  const char *want;
 
-  g_test_summary ("every guest variant boots a 6.1 kernel");
+  g_test_summary ("every guest variant boots a 6.1 kernel, but modern, "
+                  "which boots 7.2");
   if (g_str_equal (kernel_variant (), "host"))
     {
       g_test_skip ("on the host kernel, not in a guest");
       return;
     }
+  want = g_str_equal (kernel_variant (), "modern") ? "7.2." : "6.1.";
   g_assert_cmpint (uname (&u), ==, 0);
-  g_test_message ("release %s", u.release);
-  g_assert_true (g_str_has_prefix (u.release, "6.1."));
+  g_test_message ("release %s, want %s*", u.release, want);
+  g_assert_true (g_str_has_prefix (u.release, want));
+}
+
+/* Whether the running kernel's release is at least 7.1. */
+static gboolean
+release_has_autoreap (void)
+{
+  struct utsname u;
+  int major = 0, minor = 0;
+
+  g_assert_cmpint (uname (&u), ==, 0);
+  if (sscanf (u.release, "%d.%d", &major, &minor) != 2)
+    return FALSE;
+  return major > 7 || (major == 7 && minor >= 1);
+}
+
+static void
+test_autoreap_support (void)
+{
+  gboolean want = release_has_autoreap ();
+  gboolean got = spawn_backend_is_available (SPAWN_BACKEND_AUTOREAP);
+
+  g_test_summary ("the autoreap backend (clone3 CLONE_AUTOREAP) is there "
+                  "exactly on kernels from 7.1 on: the modern guest, not "
+                  "the 6.1 ones");
+  g_test_message ("kernel %s: want %s, got %s", kernel_variant (),
+                  want ? "yes" : "no", got ? "yes" : "no");
+  if (g_str_equal (kernel_variant (), "modern"))
+    g_assert_true (want);
+  g_assert_cmpint (got, ==, want);
 }
 
 int
@@ -73,5 +108,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/spawn/kernel/clone4-support", test_clone4_support);
   g_test_add_func ("/spawn/kernel/release", test_release);
+  g_test_add_func ("/spawn/kernel/autoreap-support", test_autoreap_support);
   return g_test_run ();
 }

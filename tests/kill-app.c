@@ -156,7 +156,7 @@ main (int argc, char **argv)
   /* Not left behind by a test that fails before it kills us. */
   prctl (PR_SET_PDEATHSIG, SIGKILL);
   helper = argv[1];
-  for (i = SPAWN_BACKEND_CLONEFD; i <= SPAWN_BACKEND_SIGCHLD; i++)
+  for (i = SPAWN_BACKEND_CLONEFD; spawn_backend_to_string (i) != NULL; i++)
     if (g_strcmp0 (argv[2], spawn_backend_to_string (i)) == 0)
       backend = i;
   if (backend == SPAWN_BACKEND_AUTO)

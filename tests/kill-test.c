@@ -287,10 +287,16 @@ app_free (App *app)
   g_free (app);
 }
 
-static gboolean
+/* For the message only: which way the library is expected to go. */
+static const char *
 kernel_kills (SpawnBackend backend)
 {
-  return backend == SPAWN_BACKEND_CLONEFD && _spawn_clone4_check_autokill () == 0;
+  if (backend == SPAWN_BACKEND_CLONEFD && _spawn_clone4_check_autokill () == 0)
+    return "the kernel (CLONE_FD_AUTOKILL)";
+  if (backend == SPAWN_BACKEND_AUTOREAP)
+    return "the kernel (CLONE_PIDFD_AUTOKILL) with CAP_SYS_ADMIN or no_new_privs, "
+           "else PR_SET_PDEATHSIG (autoreap-test checks which)";
+  return NULL;
 }
 
 /* 20 children with kill-on-close, 2 without; SIGKILL the application. */
@@ -309,8 +315,8 @@ crash_case (gconstpointer data, gboolean force_pdeathsig)
       return;
     }
   g_test_message ("kill-on-close by %s",
-                  kernel_kills (backend) && !force_pdeathsig
-                    ? "the kernel (CLONE_FD_AUTOKILL)" : "PR_SET_PDEATHSIG");
+                  kernel_kills (backend) != NULL && !force_pdeathsig
+                    ? kernel_kills (backend) : "PR_SET_PDEATHSIG");
   app = app_start (backend, force_pdeathsig, specs);
   g_assert_cmpuint (app->children->len, ==, 22);
   for (i = 0; i < app->children->len; i++)

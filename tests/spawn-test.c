@@ -140,7 +140,8 @@ test_exit_status (gconstpointer data)
   g_assert_cmpint (spawn_child_get_pid (child), >, 0);
   watch (child, &r);
   assert_exited (&r, 42);
-  g_assert_true (r.info.have_times);
+  /* autoreap: 7.2's exit information has no CPU times (docs/api.md). */
+  g_assert_cmpint (r.info.have_times, ==, testutil_backend (data) != SPAWN_BACKEND_AUTOREAP);
   testutil_assert_no_children ();
 }
 
@@ -223,12 +224,20 @@ test_cpu_times (gconstpointer data)
 {
   Result r;
 
-  g_test_summary ("the child's user CPU time is reported");
+  g_test_summary ("the child's user CPU time is reported; autoreap says "
+                  "it has none rather than report zeros as times");
   if (!testutil_use_backend (data))
     return;
   g_autoptr (SpawnChild) child = start_helper ("busy", "300");
   watch (child, &r);
   assert_exited (&r, 0);
+  if (testutil_backend (data) == SPAWN_BACKEND_AUTOREAP)
+    {
+      /* The kernel reaped it and 7.2's PIDFD_INFO_EXIT carries no times. */
+      g_assert_false (r.info.have_times);
+      g_assert_cmpuint (r.info.utime_usec + r.info.stime_usec, ==, 0);
+      return;
+    }
   g_assert_true (r.info.have_times);
   g_test_message ("utime %" G_GUINT64_FORMAT " us, stime %" G_GUINT64_FORMAT " us",
                   r.info.utime_usec, r.info.stime_usec);
@@ -953,9 +962,11 @@ test_reaper_sigmask (gconstpointer data)
   g_test_summary ("the reaper thread is born with every signal blocked, "
                   "not with the mask of the thread that dropped the first "
                   "child (here: nothing blocked)");
-  if (testutil_backend (data) == SPAWN_BACKEND_CLONEFD)
+  if (testutil_backend (data) == SPAWN_BACKEND_CLONEFD ||
+      testutil_backend (data) == SPAWN_BACKEND_AUTOREAP)
     {
-      g_test_skip ("clonefd children are reaped by the kernel: no reaper thread");
+      g_test_skip ("clonefd and autoreap children are reaped by the kernel: "
+                   "no reaper thread");
       return;
     }
   if (!testutil_use_backend (data) || !testutil_isolated ())
@@ -1077,7 +1088,7 @@ test_app_handler (gconstpointer data)
   watch (child, &r);
   assert_exited (&r, 5);
   g_test_message ("application saw %d SIGCHLD", (int) app_sigchld_count);
-  if (b == SPAWN_BACKEND_CLONEFD)
+  if (b == SPAWN_BACKEND_CLONEFD || b == SPAWN_BACKEND_AUTOREAP)
     g_assert_cmpint (app_sigchld_count, ==, 0);
   else
     g_assert_cmpint (app_sigchld_count, >=, 1);
@@ -1134,6 +1145,13 @@ test_waitpid_thief (gconstpointer data)
       g_assert_cmpint (stolen[0], ==, 0);
       assert_exited (&r, 0);
       g_assert_true (r.info.have_times);
+      break;
+    case SPAWN_BACKEND_AUTOREAP:
+      /* Reaped by the kernel: nothing for the thief, status from the
+       * pidfd, no times on 7.2. */
+      g_assert_cmpint (stolen[0], ==, 0);
+      assert_exited (&r, 0);
+      g_assert_false (r.info.have_times);
       break;
     case SPAWN_BACKEND_PIDFD:
       g_assert_cmpint (stolen[0], ==, 1);
@@ -2086,6 +2104,9 @@ expected_auto_backend (void)
 
   if (series && (g_strcmp0 (kernel, "patched") == 0 || g_strcmp0 (kernel, "debug") == 0))
     return SPAWN_BACKEND_CLONEFD;
+  /* Stock 7.2: CLONE_AUTOREAP (7.1). */
+  if (g_strcmp0 (kernel, "modern") == 0)
+    return SPAWN_BACKEND_AUTOREAP;
   return SPAWN_BACKEND_PIDFD;
 }
 
@@ -2095,8 +2116,9 @@ test_auto_backend (void)
   const char *kernel = g_getenv ("LIBSPAWN_VM_KERNEL");
   SpawnBackend want = expected_auto_backend ();
 
-  g_test_summary ("clonefd is chosen by itself on the patched kernels, pidfd "
-                  "on every other kernel we run on");
+  g_test_summary ("clonefd is chosen by itself on the patched kernels, "
+                  "autoreap on the modern (7.2) one, pidfd on every other "
+                  "kernel we run on");
   if (!testutil_isolated ())
     return;
   g_unsetenv ("LIBSPAWN_BACKEND");
@@ -2252,14 +2274,16 @@ test_seccomp_fallback (void)
 {
   Result r;
 
-  g_test_summary ("clone4 and pidfd_open denied by seccomp (EPERM): the "
-                  "backend falls back, down to sigchld, and still works");
+  g_test_summary ("clone4, clone3 and pidfd_open denied by seccomp (EPERM): "
+                  "the backend falls back, down to sigchld, and still works");
   if (!testutil_isolated ())
     return;
   g_unsetenv ("LIBSPAWN_BACKEND");
   deny_syscall (1000); /* clone4 */
   deny_syscall (__NR_pidfd_open);
+  deny_syscall (__NR_clone3);
   g_assert_false (spawn_backend_is_available (SPAWN_BACKEND_CLONEFD));
+  g_assert_false (spawn_backend_is_available (SPAWN_BACKEND_AUTOREAP));
   g_assert_false (spawn_backend_is_available (SPAWN_BACKEND_PIDFD));
   g_assert_cmpint (spawn_get_backend (), ==, SPAWN_BACKEND_SIGCHLD);
   g_autoptr (SpawnChild) child = start_helper ("exit", "12");

@@ -16,7 +16,8 @@
 const char *testutil_helper;
 
 static const SpawnBackend all_backends[] = {
-  SPAWN_BACKEND_CLONEFD, SPAWN_BACKEND_PIDFD, SPAWN_BACKEND_SIGCHLD,
+  SPAWN_BACKEND_CLONEFD, SPAWN_BACKEND_AUTOREAP, SPAWN_BACKEND_PIDFD,
+  SPAWN_BACKEND_SIGCHLD,
 };
 
 /* g_test_init(), and find spawn-helper next to the running program. */
@@ -53,7 +54,7 @@ backend_selected (SpawnBackend backend)
         if (g_str_equal (names[i], spawn_backend_to_string (all_backends[b])))
           break;
       if (b == G_N_ELEMENTS (all_backends))
-        g_error ("LIBSPAWN_TEST_BACKENDS: unknown backend “%s” (clonefd, pidfd, sigchld)",
+        g_error ("LIBSPAWN_TEST_BACKENDS: unknown backend “%s” (clonefd, autoreap, pidfd, sigchld)",
                  names[i]);
     }
   return g_strv_contains ((const char * const *) names,

@@ -4,8 +4,9 @@
 /* backend.h - the contract between the core and each kernel mechanism
  *
  * One SpawnBackendOps per mechanism, each in its own file: clonefd.c
- * (clone4 with CLONE_FD, kernel/patches), pidfd.c (clone with CLONE_PIDFD,
- * stock kernels since 5.4) and sigchld.c (ordinary children and a SIGCHLD
+ * (clone4 with CLONE_FD, kernel/patches), autoreap.c (clone3 with
+ * CLONE_PIDFD | CLONE_AUTOREAP, stock kernels since 7.1), pidfd.c (clone
+ * with CLONE_PIDFD, stock kernels since 5.4) and sigchld.c (ordinary children and a SIGCHLD
  * handler, any kernel).  The core (core/backend.c) picks one at run time,
  * probing each once.  A backend sees base/ below it and nothing above;
  * every slot returns 0 or -errno, never a GError.
@@ -73,5 +74,6 @@ struct _SpawnBackendOps {
 };
 
 extern const SpawnBackendOps _spawn_backend_clonefd;
+extern const SpawnBackendOps _spawn_backend_autoreap;
 extern const SpawnBackendOps _spawn_backend_pidfd;
 extern const SpawnBackendOps _spawn_backend_sigchld;

@@ -15,6 +15,21 @@
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL
 #endif
+/* Linux 7.1 (include/uapi/linux/sched.h; values checked against Debian's
+ * linux-source-7.2): the kernel reaps the child itself, exit_signal must
+ * be 0; no_new_privs for the child; SIGKILL for it when the last reference
+ * to the clone3 pidfd's file goes (needs CLONE_PIDFD and CLONE_AUTOREAP,
+ * and CLONE_NNP or CAP_SYS_ADMIN).  Not clone4's CLONE_AUTOREAP of our
+ * 6.1 series (clone4.h), which is another bit of another syscall. */
+#ifndef CLONE_AUTOREAP
+#define CLONE_AUTOREAP (1ULL << 34)
+#endif
+#ifndef CLONE_NNP
+#define CLONE_NNP (1ULL << 35)
+#endif
+#ifndef CLONE_PIDFD_AUTOKILL
+#define CLONE_PIDFD_AUTOKILL (1ULL << 36)
+#endif
 
 struct spawn_clone3_args {
   uint64_t flags;

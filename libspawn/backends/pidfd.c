@@ -13,11 +13,10 @@
  * SPAWN_ERROR_STATUS_LOST.
  *
  * Kill-on-close: PR_SET_PDEATHSIG from the core's pdeathsig thread.  Linux
- * 7.1's CLONE_PIDFD_AUTOKILL is not used: it needs CLONE_AUTOREAP, which
- * would take waitid(P_PIDFD) and with it the CPU times away from this
- * backend, and CLONE_NNP or CAP_SYS_ADMIN; imposing no_new_privs would
- * silently break setuid programs, and no 7.1 kernel is at hand to test
- * the CAP_SYS_ADMIN path (see docs/api.md).
+ * 7.1's CLONE_PIDFD_AUTOKILL needs CLONE_AUTOREAP, which would take
+ * waitid(P_PIDFD) and with it the CPU times away from this backend: on
+ * such a kernel the autoreap backend (autoreap.c), which comes first, uses
+ * it.
  *
  * A job's child is born in the job's cgroup through clone3's
  * CLONE_INTO_CGROUP (5.7), so neither it nor a fast grandchild ever runs
@@ -25,6 +24,7 @@
  */
 #include "backend.h"
 #include "clone3.h"
+#include "pidfd-info.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -39,16 +39,6 @@
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
-
-/* Linux 6.15 uapi (linux/pidfd.h), for older headers. */
-struct spawn_pidfd_info {
-  guint64 mask;
-  guint64 cgroupid;
-  guint32 pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
-  gint32 exit_code;
-};
-#define SPAWN_PIDFD_INFO_EXIT (1UL << 3)
-#define SPAWN_PIDFD_GET_INFO _IOWR (0xFF, 11, struct spawn_pidfd_info)
 
 static int
 sys_waitid (int fd, siginfo_t *si, int options, struct rusage *ru)

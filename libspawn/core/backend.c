@@ -6,7 +6,7 @@
  * The registry of backends, best first, and the one cache of what their
  * probes said.  The backend is chosen at first use and kept: forced
  * through spawn_set_backend() or LIBSPAWN_BACKEND, else the first of
- * clonefd, pidfd, sigchld whose probe says it works on this kernel.
+ * clonefd, autoreap, pidfd, sigchld whose probe says it works on this kernel.
  */
 #include "core-private.h"
 
@@ -14,6 +14,7 @@
 
 static const SpawnBackendOps * const backends[] = {
   &_spawn_backend_clonefd,
+  &_spawn_backend_autoreap,
   &_spawn_backend_pidfd,
   &_spawn_backend_sigchld,
 };
@@ -63,7 +64,7 @@ backend_probe_cached (gint *state, int (*probe) (void), const char *name,
  * The backend's name, as the `LIBSPAWN_BACKEND` environment variable takes
  * it, for messages and logs.
  *
- * Returns: (nullable): "clonefd", "pidfd", "sigchld" or "auto"; %NULL for a
+ * Returns: (nullable): "clonefd", "autoreap", "pidfd", "sigchld" or "auto"; %NULL for a
  *   value that is no backend
  */
 const char *
@@ -188,7 +189,7 @@ _spawn_backend_current (GError **error)
                 {
                   g_set_error (error, SPAWN_ERROR, SPAWN_ERROR_INVAL,
                                "LIBSPAWN_BACKEND=%s: not one of clonefd, "
-                               "pidfd, sigchld, auto", env);
+                               "autoreap, pidfd, sigchld, auto", env);
                   ok = FALSE;
                 }
             }
