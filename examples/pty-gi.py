@@ -27,14 +27,13 @@ from gi.repository import GLib, Spawn  # noqa: E402
 # What a terminal user sees, and what the script answers to each prompt.
 SCRIPT = r"""
 echo "size $(stty size)"
-printf 'Password: '
-stty -echo; read pw; stty echo
+stty -echo; printf 'Password: '; read pw; stty echo
 echo; echo "got ${#pw} characters"
 trap 'echo "resized to $(stty size)"' WINCH
 echo ready; while :; do sleep 1; done
 """
 ANSWERS = [
-    ("Password: ", "secret\n"),                   # not echoed: stty -echo
+    ("Password: ", "secret\n"),                   # not echoed: stty -echo first
     ("ready\r\n", "RESIZE"),                      # set_window_size: SIGWINCH
     ("resized to 40 132\r\n", "\x03"),            # ^C: SIGINT to the group
 ]
