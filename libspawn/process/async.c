@@ -172,6 +172,52 @@ typedef enum {
   BEGIN_DONE,      /* the process had ended: @w is filled */
 } Begin;
 
+/* communicate_begin() on a running process: puts @w on the list, then
+ * feeds @stdin_buf (@len bytes) and closes stdin. */
+static Begin
+communicate_enlist (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf, gsize len,
+                    GError **error)
+{
+  GError *local_error = NULL;
+
+  /* With the list's reference on the task or the blocking call from
+   * another thread, if there is one. */
+  if (w->task != NULL)
+    g_object_ref (w->task);
+  else if (w->sync != NULL)
+    _spawn_process_sync_ref (w->sync);
+  self->waiters = g_list_append (self->waiters, w);
+  /* Collecting until the end: the read buffer size no longer holds
+   * back a full channel (the process could not end otherwise). */
+  _spawn_process_watch_output (self, SPAWN_PROCESS_STDOUT);
+  _spawn_process_watch_output (self, SPAWN_PROCESS_STDERR);
+  if (len > 0 &&
+      !spawn_process_write (self, g_bytes_get_data (stdin_buf, NULL), len, &local_error))
+    {
+      /* A write that failed (EPIPE) fails the call once the process has
+       * ended; a channel closed before we came fails it now. */
+      if (self->write_errors == w->write_errors)
+        {
+          GList *l = g_list_find (self->waiters, w);
+
+          if (l != NULL)
+            {
+              self->waiters = g_list_delete_link (self->waiters, l);
+              if (w->task != NULL)
+                g_object_unref (w->task);
+              else if (w->sync != NULL)
+                _spawn_process_sync_unref (w->sync);
+            }
+          g_propagate_error (error, local_error);
+          return BEGIN_FAILED;
+        }
+      g_clear_error (&local_error);
+    }
+  if (self->state == SPAWN_PROCESS_RUNNING)
+    spawn_process_close_write_channel (self);
+  return BEGIN_WAIT;
+}
+
 /* Puts @w on the list, then feeds @stdin_buf and closes stdin.  @w is on
  * the list before the write, whose handlers may run the process to its
  * end. */
@@ -181,7 +227,6 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
 {
   gsize len = stdin_buf != NULL ? g_bytes_get_size (stdin_buf) : 0;
   gboolean ended;
-  GError *local_error = NULL;
 
   w->capture = TRUE;
   w->write_errors = self->write_errors;
@@ -229,43 +274,7 @@ communicate_begin (SpawnProcess *self, SpawnProcessWaiter *w, GBytes *stdin_buf,
     }
   if (!async_take_pipes (self, w, error))
     return BEGIN_FAILED;
-
-  /* With the list's reference on the task or the blocking call from
-   * another thread, if there is one. */
-  if (w->task != NULL)
-    g_object_ref (w->task);
-  else if (w->sync != NULL)
-    _spawn_process_sync_ref (w->sync);
-  self->waiters = g_list_append (self->waiters, w);
-  /* Collecting until the end: the read buffer size no longer holds
-   * back a full channel (the process could not end otherwise). */
-  _spawn_process_watch_output (self, SPAWN_PROCESS_STDOUT);
-  _spawn_process_watch_output (self, SPAWN_PROCESS_STDERR);
-  if (len > 0 &&
-      !spawn_process_write (self, g_bytes_get_data (stdin_buf, NULL), len, &local_error))
-    {
-      /* A write that failed (EPIPE) fails the call once the process has
-       * ended; a channel closed before we came fails it now. */
-      if (self->write_errors == w->write_errors)
-        {
-          GList *l = g_list_find (self->waiters, w);
-
-          if (l != NULL)
-            {
-              self->waiters = g_list_delete_link (self->waiters, l);
-              if (w->task != NULL)
-                g_object_unref (w->task);
-              else if (w->sync != NULL)
-                _spawn_process_sync_unref (w->sync);
-            }
-          g_propagate_error (error, local_error);
-          return BEGIN_FAILED;
-        }
-      g_clear_error (&local_error);
-    }
-  if (self->state == SPAWN_PROCESS_RUNNING)
-    spawn_process_close_write_channel (self);
-  return BEGIN_WAIT;
+  return communicate_enlist (self, w, stdin_buf, len, error);
 }
 
 /* Hands out what @w captured; FALSE with @error if the writing failed. */
