@@ -12,6 +12,11 @@
  * last reference to the fd's open file description goes, whoever holds it
  * and however the holder dies.  A series without the flag answers EINVAL,
  * and the core falls back on PR_SET_PDEATHSIG (core/pdeathsig-thread.c).
+ * A system call still using the file (a poll() of a main loop in another
+ * thread, a read()) holds a reference too and delays the kill until it
+ * returns (clone4.2).  So the library never relies on its own close to
+ * kill: spawn_child_unref() sends SIGKILL first; the flag is for the death
+ * of the application, when no thread is left waiting.
  */
 #include "backend.h"
 #include "clone4.h"
