@@ -202,11 +202,18 @@ test_interrupt (gconstpointer data)
 
   g_test_summary ("^C written to the master is the terminal's INTR: SIGINT to "
                   "the foreground process group, which ends the program "
-                  "(it would exit 0 if the byte reached it as input)");
+                  "(it would exit 0 if the byte reached it as input), also "
+                  "when we were started with SIGINT ignored");
+  struct sigaction ignore = { .sa_handler = SIG_IGN }, old;
+
   if (!testutil_use_backend (data))
     return;
   proc = pty_process (&ev, "tty-wait-intr", NULL);
+  /* Started with SIGINT ignored, as a shell's background job is (CI's
+   * run was): the child on its own terminal still gets the default. */
+  g_assert_no_errno (sigaction (SIGINT, &ignore, &old));
   testutil_start_ok (proc);
+  g_assert_no_errno (sigaction (SIGINT, &old, NULL));
   await_output (&ev, "ready\r\n");
   g_assert_true (spawn_process_write (proc, "\003", 1, &error));
   g_assert_no_error (error);

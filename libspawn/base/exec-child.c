@@ -38,9 +38,12 @@ exec_report (const SpawnExecPlan *l, SpawnExecStep step, int errnum)
 
 /* A handler of the parent's must not run in the child: reset every caught
  * signal to its default before the mask is lifted.  Ignored signals stay
- * ignored, as across exec. */
+ * ignored, as across exec, except for a program on a terminal of its own
+ * (@all): it gets every default, as VTE and KPty give the programs they
+ * start, so that the terminal's ^C, ^\ and ^Z reach it even when we were
+ * started with them ignored (a shell's background job is). */
 static void
-exec_reset_signal_handlers (void)
+exec_reset_signal_handlers (gboolean all)
 {
   struct sigaction sa;
   int sig;
@@ -49,7 +52,7 @@ exec_reset_signal_handlers (void)
     {
       if (sigaction (sig, NULL, &sa) < 0)
         continue;
-      if (sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)
+      if (sa.sa_handler == SIG_DFL || (sa.sa_handler == SIG_IGN && !all))
         continue;
       sa.sa_handler = SIG_DFL;
       sa.sa_flags = 0;
@@ -268,7 +271,7 @@ _spawn_exec_child (void *data)
   if (l->cgroup_procs_fd >= 0 && !l->born_in_cgroup &&
       write (l->cgroup_procs_fd, "0", 1) != 1)
     exec_report (l, SPAWN_EXEC_STEP_CGROUP, errno);
-  exec_reset_signal_handlers ();
+  exec_reset_signal_handlers (l->controlling_terminal);
   exec_setup_fds (l);
   if (l->working_directory != NULL && chdir (l->working_directory) < 0)
     exec_report (l, SPAWN_EXEC_STEP_CHDIR, errno);
