@@ -25,9 +25,12 @@
  * first, and an application that later sets SIGCHLD to SIG_IGN or installs
  * its own handler without chaining takes our wake-ups away.  The first
  * shows up as ECHILD (the watch ends with SPAWN_ERROR_STATUS_LOST) and from
- * then on the PID is never waited for or signalled again: the handler
- * remembers the ECHILD, and the start time noted at spawn tells a process
- * that reused the PID from ours; for the second, collect() is also polled
+ * then on the PID is never waited for or signalled again: where the kernel
+ * has pidfd_open() and waitid(P_PIDFD) (5.4), a pidfd opened at spawn is
+ * what we reap and signal through, so a reused PID is never touched;
+ * before that, the handler remembers the ECHILD, and the start time noted
+ * at spawn, checked on the very zombie about to be reaped, tells a
+ * process that reused the PID from ours (to the clock tick); for the second, collect() is also polled
  * every recheck_interval_ms, so a watch never hangs.  See docs/design.md.
  *
  * Why not a realtime exit signal per child (clone's exit_signal), which
@@ -48,6 +51,10 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
 
 /* The handler walks this list with atomic loads only.  Entries are never
  * freed, only recycled (pid 0 = free), and each keeps its eventfd for
@@ -70,6 +77,12 @@ struct _Entry {
    * the child (and free its PID) meanwhile. */
   _Atomic int pinned;
   int efd;
+  /* A pidfd opened at spawn, while the PID was certainly the child's
+   * (-1: no pidfd_open() or P_PIDFD here, or none could be had): the
+   * proof of identity that a PID and a start time are not.  Reaping
+   * through it (waitid P_PIDFD) can only ever take our child.  Set before
+   * the entry is published, closed when it is released. */
+  int pidfd;
   /* /proc/PID/stat's starttime at spawn (0: unknown): a PID whose start
    * time differs is not our child any more but a process that reused it. */
   guint64 start_time;
@@ -343,19 +356,81 @@ sigchld_entry_claim (Entry *e, pid_t pid)
   return TRUE;
 }
 
+/* A wait status from what waitid() reports. */
+static int
+sigchld_wait_status (const siginfo_t *si)
+{
+  switch (si->si_code)
+    {
+    case CLD_EXITED:
+      return (si->si_status & 0xff) << 8;
+    case CLD_DUMPED:
+      return (si->si_status & 0x7f) | 0x80;
+    default:
+      return si->si_status & 0x7f;
+    }
+}
+
+/* Reaps @e's child @pid, under @e's claim, only if what would be reaped
+ * is provably that child.  @pid if reaped (@status and @ru filled); 0 if
+ * it has not ended, or (without a pidfd) if the zombie's start time
+ * cannot be read and @trust_unknown is FALSE: asked again later; -1 with
+ * errno ECHILD if it is not ours any more (reaped by someone else; the PID
+ * may name another process, even a zombie we must leave alone).
+ *
+ * With a pidfd (opened at spawn) the reap goes through it: exact.
+ * Without one (before Linux 5.3/5.4): first waitid(WNOWAIT) finds a
+ * zombie at @pid, then its start time is checked against the child's, on
+ * that zombie, then it is reaped.
+ * ### RACE: without a pidfd, a thief that reaps our zombie between the
+ * start-time read and wait4(), and a fork that reuses the PID and exits
+ * in that window, would still let us reap the newcomer; so does a
+ * newcomer in the same clock tick (start times are 10 ms ticks).  A pidfd
+ * is what closes both.  Async-signal-safe. */
+static pid_t
+sigchld_reap (Entry *e, pid_t pid, gboolean trust_unknown, int *status, struct rusage *ru)
+{
+  guint64 now;
+  siginfo_t si;
+
+  memset (&si, 0, sizeof (si));
+  if (e->pidfd >= 0)
+    {
+      if (syscall (SYS_waitid, P_PIDFD, e->pidfd, &si, WEXITED | WNOHANG, ru) < 0)
+        return -1;
+      if (si.si_pid == 0)
+        return 0;
+      *status = sigchld_wait_status (&si);
+      return pid;
+    }
+  if (waitid (P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+    return -1;
+  if (si.si_pid != pid)
+    return 0;
+  if (e->start_time != 0)
+    {
+      now = sigchld_read_start_time (pid);
+      if (now == START_TIME_GONE || (now != 0 && now != e->start_time))
+        {
+          errno = ECHILD;
+          return -1;
+        }
+      if (now == 0 && !trust_unknown)
+        return 0;
+    }
+  return wait4 (pid, status, WNOHANG, ru);
+}
+
 /* The sweep's reap of our child @pid, which waitid() reported ended.
  * TRUE if the zombie it saw is dealt with (reaped: status kept; or
  * found to be someone else's: the entry is gone), FALSE if it is still
  * there, held by someone else.  Either way the watch is woken, which
- * then reads the state.  Async-signal-safe.
- * ### RACE: a thief that reaps our child after the start-time check and
- * a fork that reuses its PID and exits before the wait4() would let us
- * reap the newcomer (as in collect()); a few system calls wide. */
+ * then reads the state.  Async-signal-safe. */
 static gboolean
 sigchld_sweep_reap (Entry *e, pid_t pid)
 {
   struct rusage ru;
-  int status;
+  int status = 0;
   pid_t r;
 
   if (!sigchld_entry_claim (e, pid))
@@ -363,13 +438,9 @@ sigchld_sweep_reap (Entry *e, pid_t pid)
       sigchld_wake (e->efd);
       return FALSE;
     }
-  if (!sigchld_same_start (e, pid))
-    {
-      atomic_store (&e->pid, ENTRY_GONE);
-      sigchld_wake (e->efd);
-      return TRUE;
-    }
-  r = wait4 (pid, &status, WNOHANG, &ru);
+  /* waitid() has just named this zombie: a start time that cannot be
+   * read (a full fd table) does not make it a stranger. */
+  r = sigchld_reap (e, pid, TRUE, &status, &ru);
   if (r == pid)
     {
       e->wait_status = status;
@@ -627,6 +698,7 @@ sigchld_entry_acquire (Entry **out)
         }
       e = g_new0 (Entry, 1);
       e->efd = efd;
+      e->pidfd = -1;
       atomic_store (&e->pid, ENTRY_UNWATCHED);
       e->next = atomic_load (&entries);
       atomic_store (&entries, e);
@@ -656,8 +728,65 @@ sigchld_entry_release (Entry *e)
       sigchld_table_remove (e);
       atomic_store (&e->key, 0);
     }
+  /* No sweep holds it: a claim needs the state to be the PID, and the
+   * child was collected or discarded before its entry goes. */
+  if (e->pidfd >= 0)
+    close (e->pidfd);
+  e->pidfd = -1;
   atomic_store (&e->pid, 0);
   g_mutex_unlock (&entries_lock);
+}
+
+/* Whether pidfd_open() and waitid(P_PIDFD) exist here: probed once with
+ * @pidfd, a fresh pidfd of a child that has not been reaped. */
+static gboolean
+sigchld_pidfd_usable (int pidfd)
+{
+  static gint answer;  /* 0 unknown, 1 yes, -1 no */
+  siginfo_t si;
+
+  if (g_atomic_int_get (&answer) == 0)
+    {
+      memset (&si, 0, sizeof (si));
+      /* EINVAL: P_PIDFD unknown (5.3); anything else answers yes. */
+      if (waitid ((idtype_t) P_PIDFD, pidfd, &si, WEXITED | WNOHANG | WNOWAIT) < 0 &&
+          errno == EINVAL)
+        g_atomic_int_set (&answer, -1);
+      else
+        g_atomic_int_set (&answer, 1);
+    }
+  return g_atomic_int_get (&answer) > 0;
+}
+
+/* A pidfd for @pid, our child not yet reaped, or -1: none on this kernel
+ * (ENOSYS, or P_PIDFD missing), or none to be had now (EMFILE...): that
+ * child then has only its start time to prove who it is. */
+static int
+sigchld_open_pidfd (pid_t pid)
+{
+  static gint absent;
+  int fd;
+
+  if (g_atomic_int_get (&absent))
+    return -1;
+  fd = syscall (SYS_pidfd_open, pid, 0);
+  if (fd < 0)
+    {
+      if (errno == ENOSYS || errno == EPERM)
+        g_atomic_int_set (&absent, 1);
+      else
+        g_debug ("sigchld: no pidfd for PID %d (%s): its start time must prove it",
+                 (int) pid, g_strerror (errno));
+      return -1;
+    }
+  fd = _spawn_fd_above_stdio (fd);
+  if (fd >= 0 && !sigchld_pidfd_usable (fd))
+    {
+      close (fd);
+      g_atomic_int_set (&absent, 1);
+      return -1;
+    }
+  return fd < 0 ? -1 : fd;
 }
 
 static gboolean
@@ -699,6 +828,7 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
   e->start_time = sigchld_read_start_time (pid);
   if (e->start_time == START_TIME_GONE)
     e->start_time = 0;
+  e->pidfd = sigchld_open_pidfd (pid);
   /* A SIGCHLD that came before the PID was published woke nobody, and
    * reaped nothing for the application: look again. */
   sigchld_entry_publish (e, pid);
@@ -777,17 +907,14 @@ sigchld_collect (SpawnChild *child, SpawnExitInfo *info)
     }
   else if (!sigchld_entry_claim (e, child->pid))
     return -EAGAIN;
-  /* No sweep saw it end (SIGCHLD blocked or taken from us: the recheck
-   * brought us here).  Its PID may now name another process, which we
-   * must never wait for.
-   * ### RACE: a thief that reaps our child after this check, and a fork
-   * that reuses the PID before the wait4() below, would still let us reap
-   * the newcomer; pidfds (the pidfd backend) close that window. */
-  else if (!sigchld_same_start (e, child->pid))
-    r = -1, errno = ECHILD;
   else
     {
-      r = wait4 (child->pid, &status, WNOHANG, &ru);
+      /* No sweep saw it end (SIGCHLD blocked or taken from us: the
+       * recheck brought us here).  Its PID may now name another process,
+       * even another zombie, which we must never reap: only what is
+       * proven ours is (sigchld_reap()), and an unreadable start time
+       * is no proof here. */
+      r = sigchld_reap (e, child->pid, FALSE, &status, &ru);
       if (r == 0)
         {
           atomic_store (&e->pid, child->pid);
@@ -820,6 +947,15 @@ sigchld_send_signal (SpawnChild *child, int signum)
    * else did, or a sweep before the pin, the PID is still our child or
    * our zombie: the state and the start time tell. */
   atomic_store (&e->pinned, 1);
+  /* The pidfd of the spawn is the child's for sure; one opened now is
+   * only if the check below says so. */
+  if (e->pidfd >= 0)
+    {
+      err = atomic_load (&e->pid) == child->pid ? _spawn_fd_send_signal (e->pidfd, signum)
+                                                : -ESRCH;
+      atomic_store (&e->pinned, 0);
+      return err;
+    }
   fd = syscall (SYS_pidfd_open, child->pid, 0);
   if (atomic_load (&e->pid) != child->pid || !sigchld_same_start (e, child->pid))
     err = -ESRCH;
