@@ -64,6 +64,7 @@
 typedef struct _Entry Entry;
 struct _Entry {
   Entry *next;
+  Entry *next_free;          /* on free_entries; under entries_lock */
   /* > 0 watched, not reaped; ENTRY_CLAIMED being reaped right now (by a
    * sweep or collect(), whoever won the compare-and-swap); ENTRY_REAPED
    * reaped by a sweep, status below; ENTRY_UNWATCHED in use, not watched
@@ -100,6 +101,9 @@ static Entry *_Atomic entries;
 /* Guards the list's growth, the PID table and entry reuse; never taken
  * by the handler. */
 static GMutex entries_lock;
+/* The entries with pid 0, so that a spawn with thousands of children
+ * watched takes one without walking them (issue 37). */
+static Entry *free_entries;
 
 /* PID -> entry, open addressing with linear probing, so that the handler
  * finds the child a zombie belongs to without a walk.  Written only under
@@ -672,18 +676,16 @@ sigchld_entry_acquire (Entry **out)
 {
   guint64 count;
   ssize_t n G_GNUC_UNUSED;
-  pid_t free_pid = 0;
   Entry *e;
   int efd;
 
   g_mutex_lock (&entries_lock);
-  for (e = atomic_load (&entries); e != NULL; e = e->next)
-    if (atomic_compare_exchange_strong (&e->pid, &free_pid, ENTRY_UNWATCHED))
-      break;
-    else
-      free_pid = 0;
+  e = free_entries;
   if (e != NULL)
     {
+      free_entries = e->next_free;
+      e->next_free = NULL;
+      atomic_store (&e->pid, ENTRY_UNWATCHED);
       /* Wake-ups meant for its previous child. */
       n = read (e->efd, &count, sizeof (count));
     }
@@ -734,6 +736,8 @@ sigchld_entry_release (Entry *e)
     close (e->pidfd);
   e->pidfd = -1;
   atomic_store (&e->pid, 0);
+  e->next_free = free_entries;
+  free_entries = e;
   g_mutex_unlock (&entries_lock);
 }
 
