@@ -1606,6 +1606,12 @@ test_pid_reuse_zombie (gconstpointer data)
                   "A's clock tick and ends; 40 rounds (the last 3 with the handle "
                   "dropped, the reaper looking): B's zombie is never reaped by us, "
                   "A's wait says STATUS_LOST (issue 37)");
+  if (g_strcmp0 (g_getenv ("LIBSPAWN_SIGCHLD_NO_PIDFD"), "1") == 0)
+    {
+      g_test_skip ("LIBSPAWN_SIGCHLD_NO_PIDFD=1: without pidfds a reuse within "
+                   "the clock tick is a documented limit (docs/design.md)");
+      return;
+    }
   check_pid_reuse (data, 2);
 }
 

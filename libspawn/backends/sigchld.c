@@ -13,8 +13,11 @@
  * application's zombie, which we must not reap and which hides the ones
  * behind it) does the sweep fall back to asking each of ours in turn.
  * collect() then only reads what the sweep kept; it reaps by itself only
- * when no handler ran (SIGCHLD blocked, or our handler replaced), from
- * the recheck every recheck_interval_ms.
+ * when no handler ran (SIGCHLD blocked, or our handler replaced).  Where
+ * the kernel has pidfds the child's fd is the pidfd opened at spawn,
+ * which the kernel makes readable at its end whatever our handler does;
+ * without them it is the entry's eventfd, which the handler wakes, and
+ * collect() is also called every recheck_interval_ms.
  *
  * The application keeps what it asked for: its flags (stop notifications
  * or not, SA_RESTART), and with SIG_IGN or SA_NOCLDWAIT its own children are
@@ -410,7 +413,17 @@ sigchld_reap (Entry *e, pid_t pid, gboolean trust_unknown, int *status, struct r
   if (waitid (P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
     return -1;
   if (si.si_pid != pid)
-    return 0;
+    {
+      /* Running: ours, or a newcomer that took the PID of our stolen
+       * child; its start time tells (0: cannot tell, ask again). */
+      now = e->start_time != 0 ? sigchld_read_start_time (pid) : 0;
+      if (now != 0 && now != e->start_time)
+        {
+          errno = ECHILD;
+          return -1;
+        }
+      return 0;
+    }
   if (e->start_time != 0)
     {
       now = sigchld_read_start_time (pid);
@@ -768,9 +781,14 @@ sigchld_pidfd_usable (int pidfd)
 static int
 sigchld_open_pidfd (pid_t pid)
 {
-  static gint absent;
+  static gint absent = -1;  /* -1: not yet asked */
   int fd;
 
+  /* LIBSPAWN_SIGCHLD_NO_PIDFD=1: the path of kernels before 5.3 (the
+   * eventfd, the recheck, the start time), so that the tests can run it
+   * on any kernel. */
+  if (g_atomic_int_get (&absent) < 0)
+    g_atomic_int_set (&absent, g_strcmp0 (g_getenv ("LIBSPAWN_SIGCHLD_NO_PIDFD"), "1") == 0);
   if (g_atomic_int_get (&absent))
     return -1;
   fd = syscall (SYS_pidfd_open, pid, 0);
@@ -843,8 +861,16 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
     sigchld_sweep_from_thread ();
 
   child->pid = pid;
-  child->fd = e->efd;
   child->backend_data = e;
+  if (e->pidfd >= 0)
+    {
+      /* The kernel makes the pidfd readable at the child's end, whoever
+       * reaps it and whether our handler runs or not: no recheck. */
+      child->fd = e->pidfd;
+      child->recheck_interval_ms = 0;
+    }
+  else
+    child->fd = e->efd;
   return 0;
 }
 
@@ -890,7 +916,9 @@ sigchld_collect (SpawnChild *child, SpawnExitInfo *info)
   int status;
   pid_t r, state;
 
-  n = read (child->fd, &count, sizeof (count));
+  /* The eventfd's wake-ups (a pidfd stays readable, and is not read). */
+  if (child->fd == e->efd)
+    n = read (child->fd, &count, sizeof (count));
   state = atomic_load (&e->pid);
   if (state == ENTRY_REAPED)
     {
@@ -931,7 +959,8 @@ sigchld_collect (SpawnChild *child, SpawnExitInfo *info)
    * ECHILD once is gone for good: the caller caches it and never asks
    * again. */
   atomic_store (&e->pid, r < 0 ? ENTRY_GONE : ENTRY_UNWATCHED);
-  sigchld_wake (child->fd);
+  if (child->fd == e->efd)
+    sigchld_wake (child->fd);
   if (r < 0)
     return -ECHILD;
   if (emulate_autoreap)

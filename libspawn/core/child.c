@@ -62,7 +62,7 @@ typedef struct {
 static void
 child_watch_schedule_recheck (SpawnChildWatch *w)
 {
-  guint ms = w->child->ops->recheck_interval_ms;
+  guint ms = w->child->recheck_interval_ms;
 
   g_source_set_ready_time (&w->source,
                            ms > 0 ? g_get_monotonic_time () + ms * 1000 : -1);
@@ -317,6 +317,7 @@ _spawn_child_new (const SpawnBackendOps *ops, const char *program, gboolean kill
   child->ops = ops;
   child->program = g_strdup (program);
   child->fd = -1;
+  child->recheck_interval_ms = ops->recheck_interval_ms;
   child->kill_on_close = kill_on_close;
   g_mutex_init (&child->lock);
   return child;
@@ -403,7 +404,8 @@ spawn_child_get_pid (SpawnChild *child)
  * @child: a child
  *
  * The descriptor that turns readable when the child has ended (a clone fd,
- * a pidfd, or an eventfd woken by the SIGCHLD handler).  It belongs to the
+ * a pidfd, or with the sigchld backend on a kernel without pidfds an
+ * eventfd woken by the SIGCHLD handler).  It belongs to the
  * child: poll it, don't read or close it.
  *
  * Returns: the descriptor
@@ -444,7 +446,7 @@ _spawn_child_collect (SpawnChild *child, SpawnExitInfo *info)
 guint
 _spawn_child_get_recheck_interval (SpawnChild *child)
 {
-  return child->ops->recheck_interval_ms;
+  return child->recheck_interval_ms;
 }
 
 /**
