@@ -63,7 +63,10 @@
  * freed, only recycled (pid 0 = free), and each keeps its eventfd for
  * good, so the handler can never write to a descriptor that was closed and
  * reused: at worst it wakes the next child of the entry for nothing.  The
- * cost is one eventfd per child ever watched at once. */
+ * cost is one eventfd per child ever watched at once, where there are no
+ * pidfds; where there are, an entry gets none (-1: its child's fd is the
+ * pidfd, closed when the entry is released, and the handler never writes
+ * to a pidfd). */
 typedef struct _Entry Entry;
 struct _Entry {
   Entry *next;
@@ -141,6 +144,10 @@ static _Atomic int spawning;
  * thread, or one that interrupted it), so that two sweeps never race to
  * reap the same foreign PID. */
 static _Atomic int sweep_requests;
+/* Whether pidfd_open() and waitid(P_PIDFD) exist here: 0 not known yet,
+ * 1 yes, -1 no (or LIBSPAWN_SIGCHLD_NO_PIDFD=1: the path of kernels
+ * before 5.3, so that the tests can run it on any kernel). */
+static gint pidfd_state;
 
 static int
 sigchld_probe (void)
@@ -148,13 +155,15 @@ sigchld_probe (void)
   return 0;
 }
 
+/* -1: the entry has no eventfd (its child's fd is a pidfd). */
 static void
 sigchld_wake (int efd)
 {
   guint64 one = 1;
   ssize_t n G_GNUC_UNUSED;
 
-  n = write (efd, &one, sizeof (one));
+  if (efd >= 0)
+    n = write (efd, &one, sizeof (one));
 }
 
 /* Whether @e is ours and its child @pid not yet reaped by us.
@@ -700,16 +709,22 @@ sigchld_entry_acquire (Entry **out)
       e->next_free = NULL;
       atomic_store (&e->pid, ENTRY_UNWATCHED);
       /* Wake-ups meant for its previous child. */
-      n = read (e->efd, &count, sizeof (count));
+      if (e->efd >= 0)
+        n = read (e->efd, &count, sizeof (count));
     }
   else
     {
-      efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-      efd = efd < 0 ? -errno : _spawn_fd_above_stdio (efd);
-      if (efd < 0)
+      /* Where pidfds work the child's fd is its pidfd: no eventfd. */
+      efd = -1;
+      if (g_atomic_int_get (&pidfd_state) <= 0)
         {
-          g_mutex_unlock (&entries_lock);
-          return efd;
+          efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+          efd = efd < 0 ? -errno : _spawn_fd_above_stdio (efd);
+          if (efd < 0)
+            {
+              g_mutex_unlock (&entries_lock);
+              return efd;
+            }
         }
       e = g_new0 (Entry, 1);
       e->efd = efd;
@@ -754,61 +769,64 @@ sigchld_entry_release (Entry *e)
   g_mutex_unlock (&entries_lock);
 }
 
-/* Whether pidfd_open() and waitid(P_PIDFD) exist here: probed once with
- * @pidfd, a fresh pidfd of a child that has not been reaped. */
-static gboolean
-sigchld_pidfd_usable (int pidfd)
-{
-  static gint answer;  /* 0 unknown, 1 yes, -1 no */
-  siginfo_t si;
-
-  if (g_atomic_int_get (&answer) == 0)
-    {
-      memset (&si, 0, sizeof (si));
-      /* EINVAL: P_PIDFD unknown (5.3); anything else answers yes. */
-      if (waitid ((idtype_t) P_PIDFD, pidfd, &si, WEXITED | WNOHANG | WNOWAIT) < 0 &&
-          errno == EINVAL)
-        g_atomic_int_set (&answer, -1);
-      else
-        g_atomic_int_set (&answer, 1);
-    }
-  return g_atomic_int_get (&answer) > 0;
-}
-
 /* A pidfd for @pid, our child not yet reaped, or -1: none on this kernel
  * (ENOSYS, or P_PIDFD missing), or none to be had now (EMFILE...): that
  * child then has only its start time to prove who it is. */
 static int
 sigchld_open_pidfd (pid_t pid)
 {
-  static gint absent = -1;  /* -1: not yet asked */
+  siginfo_t si;
   int fd;
 
-  /* LIBSPAWN_SIGCHLD_NO_PIDFD=1: the path of kernels before 5.3 (the
-   * eventfd, the recheck, the start time), so that the tests can run it
-   * on any kernel. */
-  if (g_atomic_int_get (&absent) < 0)
-    g_atomic_int_set (&absent, g_strcmp0 (g_getenv ("LIBSPAWN_SIGCHLD_NO_PIDFD"), "1") == 0);
-  if (g_atomic_int_get (&absent))
+  if (g_atomic_int_get (&pidfd_state) == 0 &&
+      g_strcmp0 (g_getenv ("LIBSPAWN_SIGCHLD_NO_PIDFD"), "1") == 0)
+    g_atomic_int_set (&pidfd_state, -1);
+  if (g_atomic_int_get (&pidfd_state) < 0)
     return -1;
   fd = syscall (SYS_pidfd_open, pid, 0);
   if (fd < 0)
     {
       if (errno == ENOSYS || errno == EPERM)
-        g_atomic_int_set (&absent, 1);
+        g_atomic_int_set (&pidfd_state, -1);
       else
         g_debug ("sigchld: no pidfd for PID %d (%s): its start time must prove it",
                  (int) pid, g_strerror (errno));
       return -1;
     }
   fd = _spawn_fd_above_stdio (fd);
-  if (fd >= 0 && !sigchld_pidfd_usable (fd))
+  if (fd >= 0 && g_atomic_int_get (&pidfd_state) == 0)
     {
-      close (fd);
-      g_atomic_int_set (&absent, 1);
-      return -1;
+      /* EINVAL: P_PIDFD unknown (5.3); anything else answers yes. */
+      memset (&si, 0, sizeof (si));
+      if (waitid ((idtype_t) P_PIDFD, fd, &si, WEXITED | WNOHANG | WNOWAIT) < 0 &&
+          errno == EINVAL)
+        {
+          close (fd);
+          g_atomic_int_set (&pidfd_state, -1);
+          return -1;
+        }
+      g_atomic_int_set (&pidfd_state, 1);
     }
   return fd < 0 ? -1 : fd;
+}
+
+/* @e's wake-up for a child that has no pidfd (none on this kernel, or
+ * none could be had): an eventfd the handler writes, made now if the
+ * entry had none (entries made while pidfds worked have none, which
+ * keeps 16000 watched children at one fd each).  0 or -errno. */
+static int
+sigchld_entry_need_efd (Entry *e)
+{
+  int efd;
+
+  if (e->efd >= 0)
+    return 0;
+  efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+  efd = efd < 0 ? -errno : _spawn_fd_above_stdio (efd);
+  if (efd < 0)
+    return efd;
+  e->efd = efd;
+  return 0;
 }
 
 static gboolean
@@ -851,6 +869,17 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
   if (e->start_time == START_TIME_GONE)
     e->start_time = 0;
   e->pidfd = sigchld_open_pidfd (pid);
+  if (e->pidfd < 0 && (err = sigchld_entry_need_efd (e)) < 0)
+    {
+      /* No way to learn of its end: not started after all.  Unpublished,
+       * so no sweep of ours takes it; ours to reap. */
+      kill (pid, SIGKILL);
+      while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+      atomic_fetch_sub (&spawning, 1);
+      sigchld_entry_release (e);
+      return err;
+    }
   /* A SIGCHLD that came before the PID was published woke nobody, and
    * reaped nothing for the application: look again. */
   sigchld_entry_publish (e, pid);

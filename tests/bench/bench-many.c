@@ -163,7 +163,7 @@ many_plan (const char *sizes)
                                           n, pid_max, pid_max - 1000 - headroom);
           break;
         }
-      if ((rlim_t) n * 2 + 100 > rl.rlim_cur)
+      if ((rlim_t) n + 1000 > rl.rlim_cur)
         {
           many_skipped = g_strdup_printf ("N = %d and above not run: RLIMIT_NOFILE is %lu",
                                           n, (unsigned long) rl.rlim_cur);

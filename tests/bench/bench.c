@@ -169,8 +169,8 @@ main (int argc, char **argv)
     bench_die ("counts must be positive");
 
   /* 1000 children, each with a descriptor or two, want more than 1024;
-   * the many scenario's 16000 up to 2 each (sigchld: eventfd and pidfd):
-   * root may raise the hard limit too. */
+   * the many scenario's 16000 one each and room: root may raise the hard
+   * limit too (where it may not, the scenario says what it skipped). */
   if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max < 65536)
     {
       struct rlimit more = { 65536, 65536 };
