@@ -31,6 +31,9 @@ struct _SpawnChild {
   gboolean kill_on_close;    /* SIGKILL on the last unref while it runs */
   gboolean group_leader;     /* its PID is its process group's ID */
   char *program;             /* argv[0], for messages */
+  /* ops->recheck_interval_ms, unless start() knows this child's fd
+   * always turns readable at its end (sigchld with a pidfd): 0. */
+  guint recheck_interval_ms;
   gpointer backend_data;
   /* Told when the last reference goes, before anything is released: the
    * job whose list has the child without a reference (job.c).  Set once,
@@ -67,7 +70,8 @@ struct _SpawnBackendOps {
    * probe failed, ask again.  Cached by the core. */
   int (*probe_kill_on_close) (void);
   /* How often to call collect() even without the fd becoming readable,
-   * in ms; 0: never.  For backends that cannot always be woken. */
+   * in ms; 0: never.  For backends that cannot always be woken; the
+   * core copies it into child->recheck_interval_ms before start(). */
   guint recheck_interval_ms;
   /* The child must be reaped even if nobody watches it any more. */
   gboolean needs_reaping;

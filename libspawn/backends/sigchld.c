@@ -13,8 +13,11 @@
  * application's zombie, which we must not reap and which hides the ones
  * behind it) does the sweep fall back to asking each of ours in turn.
  * collect() then only reads what the sweep kept; it reaps by itself only
- * when no handler ran (SIGCHLD blocked, or our handler replaced), from
- * the recheck every recheck_interval_ms.
+ * when no handler ran (SIGCHLD blocked, or our handler replaced).  Where
+ * the kernel has pidfds the child's fd is the pidfd opened at spawn,
+ * which the kernel makes readable at its end whatever our handler does;
+ * without them it is the entry's eventfd, which the handler wakes, and
+ * collect() is also called every recheck_interval_ms.
  *
  * The application keeps what it asked for: its flags (stop notifications
  * or not, SA_RESTART), and with SIG_IGN or SA_NOCLDWAIT its own children are
@@ -25,9 +28,12 @@
  * first, and an application that later sets SIGCHLD to SIG_IGN or installs
  * its own handler without chaining takes our wake-ups away.  The first
  * shows up as ECHILD (the watch ends with SPAWN_ERROR_STATUS_LOST) and from
- * then on the PID is never waited for or signalled again: the handler
- * remembers the ECHILD, and the start time noted at spawn tells a process
- * that reused the PID from ours; for the second, collect() is also polled
+ * then on the PID is never waited for or signalled again: where the kernel
+ * has pidfd_open() and waitid(P_PIDFD) (5.4), a pidfd opened at spawn is
+ * what we reap and signal through, so a reused PID is never touched;
+ * before that, the handler remembers the ECHILD, and the start time noted
+ * at spawn, checked on the very zombie about to be reaped, tells a
+ * process that reused the PID from ours (to the clock tick); for the second, collect() is also polled
  * every recheck_interval_ms, so a watch never hangs.  See docs/design.md.
  *
  * Why not a realtime exit signal per child (clone's exit_signal), which
@@ -49,14 +55,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
 /* The handler walks this list with atomic loads only.  Entries are never
  * freed, only recycled (pid 0 = free), and each keeps its eventfd for
  * good, so the handler can never write to a descriptor that was closed and
  * reused: at worst it wakes the next child of the entry for nothing.  The
- * cost is one eventfd per child ever watched at once. */
+ * cost is one eventfd per child ever watched at once, where there are no
+ * pidfds; where there are, an entry gets none (-1: its child's fd is the
+ * pidfd, closed when the entry is released, and the handler never writes
+ * to a pidfd). */
 typedef struct _Entry Entry;
 struct _Entry {
   Entry *next;
+  Entry *next_free;          /* on free_entries; under entries_lock */
   /* > 0 watched, not reaped; ENTRY_CLAIMED being reaped right now (by a
    * sweep or collect(), whoever won the compare-and-swap); ENTRY_REAPED
    * reaped by a sweep, status below; ENTRY_UNWATCHED in use, not watched
@@ -70,6 +84,12 @@ struct _Entry {
    * the child (and free its PID) meanwhile. */
   _Atomic int pinned;
   int efd;
+  /* A pidfd opened at spawn, while the PID was certainly the child's
+   * (-1: no pidfd_open() or P_PIDFD here, or none could be had): the
+   * proof of identity that a PID and a start time are not.  Reaping
+   * through it (waitid P_PIDFD) can only ever take our child.  Set before
+   * the entry is published, closed when it is released. */
+  int pidfd;
   /* /proc/PID/stat's starttime at spawn (0: unknown): a PID whose start
    * time differs is not our child any more but a process that reused it. */
   guint64 start_time;
@@ -87,6 +107,9 @@ static Entry *_Atomic entries;
 /* Guards the list's growth, the PID table and entry reuse; never taken
  * by the handler. */
 static GMutex entries_lock;
+/* The entries with pid 0, so that a spawn with thousands of children
+ * watched takes one without walking them (issue 37). */
+static Entry *free_entries;
 
 /* PID -> entry, open addressing with linear probing, so that the handler
  * finds the child a zombie belongs to without a walk.  Written only under
@@ -121,6 +144,10 @@ static _Atomic int spawning;
  * thread, or one that interrupted it), so that two sweeps never race to
  * reap the same foreign PID. */
 static _Atomic int sweep_requests;
+/* Whether pidfd_open() and waitid(P_PIDFD) exist here: 0 not known yet,
+ * 1 yes, -1 no (or LIBSPAWN_SIGCHLD_NO_PIDFD=1: the path of kernels
+ * before 5.3, so that the tests can run it on any kernel). */
+static gint pidfd_state;
 
 static int
 sigchld_probe (void)
@@ -128,13 +155,15 @@ sigchld_probe (void)
   return 0;
 }
 
+/* -1: the entry has no eventfd (its child's fd is a pidfd). */
 static void
 sigchld_wake (int efd)
 {
   guint64 one = 1;
   ssize_t n G_GNUC_UNUSED;
 
-  n = write (efd, &one, sizeof (one));
+  if (efd >= 0)
+    n = write (efd, &one, sizeof (one));
 }
 
 /* Whether @e is ours and its child @pid not yet reaped by us.
@@ -343,19 +372,91 @@ sigchld_entry_claim (Entry *e, pid_t pid)
   return TRUE;
 }
 
+/* A wait status from what waitid() reports. */
+static int
+sigchld_wait_status (const siginfo_t *si)
+{
+  switch (si->si_code)
+    {
+    case CLD_EXITED:
+      return (si->si_status & 0xff) << 8;
+    case CLD_DUMPED:
+      return (si->si_status & 0x7f) | 0x80;
+    default:
+      return si->si_status & 0x7f;
+    }
+}
+
+/* Reaps @e's child @pid, under @e's claim, only if what would be reaped
+ * is provably that child.  @pid if reaped (@status and @ru filled); 0 if
+ * it has not ended, or (without a pidfd) if the zombie's start time
+ * cannot be read and @trust_unknown is FALSE: asked again later; -1 with
+ * errno ECHILD if it is not ours any more (reaped by someone else; the PID
+ * may name another process, even a zombie we must leave alone).
+ *
+ * With a pidfd (opened at spawn) the reap goes through it: exact.
+ * Without one (before Linux 5.3/5.4): first waitid(WNOWAIT) finds a
+ * zombie at @pid, then its start time is checked against the child's, on
+ * that zombie, then it is reaped.
+ * ### RACE: without a pidfd, a thief that reaps our zombie between the
+ * start-time read and wait4(), and a fork that reuses the PID and exits
+ * in that window, would still let us reap the newcomer; so does a
+ * newcomer in the same clock tick (start times are 10 ms ticks).  A pidfd
+ * is what closes both.  Async-signal-safe. */
+static pid_t
+sigchld_reap (Entry *e, pid_t pid, gboolean trust_unknown, int *status, struct rusage *ru)
+{
+  guint64 now;
+  siginfo_t si;
+
+  memset (&si, 0, sizeof (si));
+  if (e->pidfd >= 0)
+    {
+      if (syscall (SYS_waitid, P_PIDFD, e->pidfd, &si, WEXITED | WNOHANG, ru) < 0)
+        return -1;
+      if (si.si_pid == 0)
+        return 0;
+      *status = sigchld_wait_status (&si);
+      return pid;
+    }
+  if (waitid (P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+    return -1;
+  if (si.si_pid != pid)
+    {
+      /* Running: ours, or a newcomer that took the PID of our stolen
+       * child; its start time tells (0: cannot tell, ask again). */
+      now = e->start_time != 0 ? sigchld_read_start_time (pid) : 0;
+      if (now != 0 && now != e->start_time)
+        {
+          errno = ECHILD;
+          return -1;
+        }
+      return 0;
+    }
+  if (e->start_time != 0)
+    {
+      now = sigchld_read_start_time (pid);
+      if (now == START_TIME_GONE || (now != 0 && now != e->start_time))
+        {
+          errno = ECHILD;
+          return -1;
+        }
+      if (now == 0 && !trust_unknown)
+        return 0;
+    }
+  return wait4 (pid, status, WNOHANG, ru);
+}
+
 /* The sweep's reap of our child @pid, which waitid() reported ended.
  * TRUE if the zombie it saw is dealt with (reaped: status kept; or
  * found to be someone else's: the entry is gone), FALSE if it is still
  * there, held by someone else.  Either way the watch is woken, which
- * then reads the state.  Async-signal-safe.
- * ### RACE: a thief that reaps our child after the start-time check and
- * a fork that reuses its PID and exits before the wait4() would let us
- * reap the newcomer (as in collect()); a few system calls wide. */
+ * then reads the state.  Async-signal-safe. */
 static gboolean
 sigchld_sweep_reap (Entry *e, pid_t pid)
 {
   struct rusage ru;
-  int status;
+  int status = 0;
   pid_t r;
 
   if (!sigchld_entry_claim (e, pid))
@@ -363,13 +464,9 @@ sigchld_sweep_reap (Entry *e, pid_t pid)
       sigchld_wake (e->efd);
       return FALSE;
     }
-  if (!sigchld_same_start (e, pid))
-    {
-      atomic_store (&e->pid, ENTRY_GONE);
-      sigchld_wake (e->efd);
-      return TRUE;
-    }
-  r = wait4 (pid, &status, WNOHANG, &ru);
+  /* waitid() has just named this zombie: a start time that cannot be
+   * read (a full fd table) does not make it a stranger. */
+  r = sigchld_reap (e, pid, TRUE, &status, &ru);
   if (r == pid)
     {
       e->wait_status = status;
@@ -601,32 +698,37 @@ sigchld_entry_acquire (Entry **out)
 {
   guint64 count;
   ssize_t n G_GNUC_UNUSED;
-  pid_t free_pid = 0;
   Entry *e;
   int efd;
 
   g_mutex_lock (&entries_lock);
-  for (e = atomic_load (&entries); e != NULL; e = e->next)
-    if (atomic_compare_exchange_strong (&e->pid, &free_pid, ENTRY_UNWATCHED))
-      break;
-    else
-      free_pid = 0;
+  e = free_entries;
   if (e != NULL)
     {
+      free_entries = e->next_free;
+      e->next_free = NULL;
+      atomic_store (&e->pid, ENTRY_UNWATCHED);
       /* Wake-ups meant for its previous child. */
-      n = read (e->efd, &count, sizeof (count));
+      if (e->efd >= 0)
+        n = read (e->efd, &count, sizeof (count));
     }
   else
     {
-      efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
-      efd = efd < 0 ? -errno : _spawn_fd_above_stdio (efd);
-      if (efd < 0)
+      /* Where pidfds work the child's fd is its pidfd: no eventfd. */
+      efd = -1;
+      if (g_atomic_int_get (&pidfd_state) <= 0)
         {
-          g_mutex_unlock (&entries_lock);
-          return efd;
+          efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+          efd = efd < 0 ? -errno : _spawn_fd_above_stdio (efd);
+          if (efd < 0)
+            {
+              g_mutex_unlock (&entries_lock);
+              return efd;
+            }
         }
       e = g_new0 (Entry, 1);
       e->efd = efd;
+      e->pidfd = -1;
       atomic_store (&e->pid, ENTRY_UNWATCHED);
       e->next = atomic_load (&entries);
       atomic_store (&entries, e);
@@ -656,8 +758,75 @@ sigchld_entry_release (Entry *e)
       sigchld_table_remove (e);
       atomic_store (&e->key, 0);
     }
+  /* No sweep holds it: a claim needs the state to be the PID, and the
+   * child was collected or discarded before its entry goes. */
+  if (e->pidfd >= 0)
+    close (e->pidfd);
+  e->pidfd = -1;
   atomic_store (&e->pid, 0);
+  e->next_free = free_entries;
+  free_entries = e;
   g_mutex_unlock (&entries_lock);
+}
+
+/* A pidfd for @pid, our child not yet reaped, or -1: none on this kernel
+ * (ENOSYS, or P_PIDFD missing), or none to be had now (EMFILE...): that
+ * child then has only its start time to prove who it is. */
+static int
+sigchld_open_pidfd (pid_t pid)
+{
+  siginfo_t si;
+  int fd;
+
+  if (g_atomic_int_get (&pidfd_state) == 0 &&
+      g_strcmp0 (g_getenv ("LIBSPAWN_SIGCHLD_NO_PIDFD"), "1") == 0)
+    g_atomic_int_set (&pidfd_state, -1);
+  if (g_atomic_int_get (&pidfd_state) < 0)
+    return -1;
+  fd = syscall (SYS_pidfd_open, pid, 0);
+  if (fd < 0)
+    {
+      if (errno == ENOSYS || errno == EPERM)
+        g_atomic_int_set (&pidfd_state, -1);
+      else
+        g_debug ("sigchld: no pidfd for PID %d (%s): its start time must prove it",
+                 (int) pid, g_strerror (errno));
+      return -1;
+    }
+  fd = _spawn_fd_above_stdio (fd);
+  if (fd >= 0 && g_atomic_int_get (&pidfd_state) == 0)
+    {
+      /* EINVAL: P_PIDFD unknown (5.3); anything else answers yes. */
+      memset (&si, 0, sizeof (si));
+      if (waitid ((idtype_t) P_PIDFD, fd, &si, WEXITED | WNOHANG | WNOWAIT) < 0 &&
+          errno == EINVAL)
+        {
+          close (fd);
+          g_atomic_int_set (&pidfd_state, -1);
+          return -1;
+        }
+      g_atomic_int_set (&pidfd_state, 1);
+    }
+  return fd < 0 ? -1 : fd;
+}
+
+/* @e's wake-up for a child that has no pidfd (none on this kernel, or
+ * none could be had): an eventfd the handler writes, made now if the
+ * entry had none (entries made while pidfds worked have none, which
+ * keeps 16000 watched children at one fd each).  0 or -errno. */
+static int
+sigchld_entry_need_efd (Entry *e)
+{
+  int efd;
+
+  if (e->efd >= 0)
+    return 0;
+  efd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
+  efd = efd < 0 ? -errno : _spawn_fd_above_stdio (efd);
+  if (efd < 0)
+    return efd;
+  e->efd = efd;
+  return 0;
 }
 
 static gboolean
@@ -699,6 +868,18 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
   e->start_time = sigchld_read_start_time (pid);
   if (e->start_time == START_TIME_GONE)
     e->start_time = 0;
+  e->pidfd = sigchld_open_pidfd (pid);
+  if (e->pidfd < 0 && (err = sigchld_entry_need_efd (e)) < 0)
+    {
+      /* No way to learn of its end: not started after all.  Unpublished,
+       * so no sweep of ours takes it; ours to reap. */
+      kill (pid, SIGKILL);
+      while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+      atomic_fetch_sub (&spawning, 1);
+      sigchld_entry_release (e);
+      return err;
+    }
   /* A SIGCHLD that came before the PID was published woke nobody, and
    * reaped nothing for the application: look again. */
   sigchld_entry_publish (e, pid);
@@ -709,8 +890,16 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
     sigchld_sweep_from_thread ();
 
   child->pid = pid;
-  child->fd = e->efd;
   child->backend_data = e;
+  if (e->pidfd >= 0)
+    {
+      /* The kernel makes the pidfd readable at the child's end, whoever
+       * reaps it and whether our handler runs or not: no recheck. */
+      child->fd = e->pidfd;
+      child->recheck_interval_ms = 0;
+    }
+  else
+    child->fd = e->efd;
   return 0;
 }
 
@@ -756,7 +945,9 @@ sigchld_collect (SpawnChild *child, SpawnExitInfo *info)
   int status;
   pid_t r, state;
 
-  n = read (child->fd, &count, sizeof (count));
+  /* The eventfd's wake-ups (a pidfd stays readable, and is not read). */
+  if (child->fd == e->efd)
+    n = read (child->fd, &count, sizeof (count));
   state = atomic_load (&e->pid);
   if (state == ENTRY_REAPED)
     {
@@ -777,17 +968,14 @@ sigchld_collect (SpawnChild *child, SpawnExitInfo *info)
     }
   else if (!sigchld_entry_claim (e, child->pid))
     return -EAGAIN;
-  /* No sweep saw it end (SIGCHLD blocked or taken from us: the recheck
-   * brought us here).  Its PID may now name another process, which we
-   * must never wait for.
-   * ### RACE: a thief that reaps our child after this check, and a fork
-   * that reuses the PID before the wait4() below, would still let us reap
-   * the newcomer; pidfds (the pidfd backend) close that window. */
-  else if (!sigchld_same_start (e, child->pid))
-    r = -1, errno = ECHILD;
   else
     {
-      r = wait4 (child->pid, &status, WNOHANG, &ru);
+      /* No sweep saw it end (SIGCHLD blocked or taken from us: the
+       * recheck brought us here).  Its PID may now name another process,
+       * even another zombie, which we must never reap: only what is
+       * proven ours is (sigchld_reap()), and an unreadable start time
+       * is no proof here. */
+      r = sigchld_reap (e, child->pid, FALSE, &status, &ru);
       if (r == 0)
         {
           atomic_store (&e->pid, child->pid);
@@ -800,7 +988,8 @@ sigchld_collect (SpawnChild *child, SpawnExitInfo *info)
    * ECHILD once is gone for good: the caller caches it and never asks
    * again. */
   atomic_store (&e->pid, r < 0 ? ENTRY_GONE : ENTRY_UNWATCHED);
-  sigchld_wake (child->fd);
+  if (child->fd == e->efd)
+    sigchld_wake (child->fd);
   if (r < 0)
     return -ECHILD;
   if (emulate_autoreap)
@@ -820,6 +1009,15 @@ sigchld_send_signal (SpawnChild *child, int signum)
    * else did, or a sweep before the pin, the PID is still our child or
    * our zombie: the state and the start time tell. */
   atomic_store (&e->pinned, 1);
+  /* The pidfd of the spawn is the child's for sure; one opened now is
+   * only if the check below says so. */
+  if (e->pidfd >= 0)
+    {
+      err = atomic_load (&e->pid) == child->pid ? _spawn_fd_send_signal (e->pidfd, signum)
+                                                : -ESRCH;
+      atomic_store (&e->pinned, 0);
+      return err;
+    }
   fd = syscall (SYS_pidfd_open, child->pid, 0);
   if (atomic_load (&e->pid) != child->pid || !sigchld_same_start (e, child->pid))
     err = -ESRCH;

@@ -7,7 +7,8 @@
  * and once collected how the child ended.  Collecting (reading the exit
  * info, or reaping) happens once, under the child's lock, and only when
  * someone asks: a watch's dispatch, a wait, SpawnProcess.  The watch
- * polls the child's fd (and, for backends that cannot always be woken,
+ * is made ready by its context's hub (child-hub.c) when the child's fd
+ * turns readable (and, for backends that cannot always be woken,
  * rechecks on a timer), so with the pidfd backend the PID stays the
  * child's until its callback has run (clonefd: the kernel reaps at exit;
  * sigchld: its SIGCHLD handler reaps at exit and keeps the status).  A
@@ -42,29 +43,46 @@ child_collect (SpawnChild *child)
   return err;
 }
 
+/* A watch is a GSource of its own (its priority, its callback, its
+ * destroy), with no fd and no prepare or check: its context's hub
+ * (child-hub.c) makes it ready when the child's fd turns readable, so a
+ * context watching N children polls one fd and does the work of the
+ * ready watches only. */
 typedef struct {
   GSource source;
   SpawnChild *child;
+  /* Made by the first dispatch, in the watch's context; freed by dispose
+   * (any thread: never while a dispatch holds its reference). */
+  SpawnReadyLink *link;
+  /* No link could be made (no epoll fd to be had): the fd is polled by
+   * this source itself, as before the hub. */
+  gboolean polls_itself;
 } SpawnChildWatch;
 
 static void
 child_watch_schedule_recheck (SpawnChildWatch *w)
 {
-  guint ms = w->child->ops->recheck_interval_ms;
+  guint ms = w->child->recheck_interval_ms;
 
-  if (ms > 0)
-    g_source_set_ready_time (&w->source,
-                             g_get_monotonic_time () + ms * 1000);
+  g_source_set_ready_time (&w->source,
+                           ms > 0 ? g_get_monotonic_time () + ms * 1000 : -1);
 }
 
-static gboolean
-child_watch_prepare (GSource *source, gint *timeout)
+/* First dispatch, in the context the watch was attached to. */
+static void
+child_watch_link (SpawnChildWatch *w)
 {
-  SpawnChildWatch *w = (SpawnChildWatch *) source;
+  int err = 0;
 
-  *timeout = -1;
-  /* Collected through another watch: nothing left to wait for. */
-  return g_atomic_int_get (&w->child->collected);
+  w->link = _spawn_ready_link_new (&w->source, w->child->fd,
+                                   g_source_get_context (&w->source), &err);
+  if (w->link == NULL)
+    {
+      g_debug ("child watch of PID %d polls its own fd: %s", (int) w->child->pid,
+               g_strerror (-err));
+      g_source_add_unix_fd (&w->source, w->child->fd, G_IO_IN);
+      w->polls_itself = TRUE;
+    }
 }
 
 static gboolean
@@ -75,10 +93,16 @@ child_watch_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
   GError *error = NULL;
   int err;
 
+  if (w->link == NULL && !w->polls_itself)
+    child_watch_link (w);
   err = child_collect (w->child);
   if (err == -EAGAIN)
     {
+      /* Not ready before the rearm: the hub runs in this thread, and a
+       * rearm of a readable fd reports it at once. */
       child_watch_schedule_recheck (w);
+      if (w->link != NULL)
+        _spawn_ready_link_rearm (w->link);
       return G_SOURCE_CONTINUE;
     }
   if (err < 0)
@@ -91,6 +115,14 @@ child_watch_dispatch (GSource *source, GSourceFunc callback, gpointer user_data)
 }
 
 static void
+child_watch_dispose (GSource *source)
+{
+  SpawnChildWatch *w = (SpawnChildWatch *) source;
+
+  g_clear_pointer (&w->link, _spawn_ready_link_free);
+}
+
+static void
 child_watch_finalize (GSource *source)
 {
   SpawnChildWatch *w = (SpawnChildWatch *) source;
@@ -99,7 +131,6 @@ child_watch_finalize (GSource *source)
 }
 
 static GSourceFuncs child_watch_funcs = {
-  .prepare = child_watch_prepare,
   .dispatch = child_watch_dispatch,
   .finalize = child_watch_finalize,
 };
@@ -133,12 +164,14 @@ spawn_child_watch_source_new (SpawnChild *child)
   source = g_source_new (&child_watch_funcs, sizeof (SpawnChildWatch));
   w = (SpawnChildWatch *) source;
   w->child = spawn_child_ref (child);
-  g_source_add_unix_fd (source, child->fd, G_IO_IN);
+  g_source_set_dispose_function (source, child_watch_dispose);
   name = g_strdup_printf ("libspawn child watch (pid %d, %s)", (int) child->pid,
                           child->ops->name);
   g_source_set_name (source, name);
   g_free (name);
-  child_watch_schedule_recheck (w);
+  /* Ready at once: the first dispatch links the watch to the hub of the
+   * context it was attached to (GLib has no attach hook). */
+  g_source_set_ready_time (source, 0);
   return source;
 }
 
@@ -284,6 +317,7 @@ _spawn_child_new (const SpawnBackendOps *ops, const char *program, gboolean kill
   child->ops = ops;
   child->program = g_strdup (program);
   child->fd = -1;
+  child->recheck_interval_ms = ops->recheck_interval_ms;
   child->kill_on_close = kill_on_close;
   g_mutex_init (&child->lock);
   return child;
@@ -375,7 +409,8 @@ spawn_child_get_pid (SpawnChild *child)
  * @child: a child
  *
  * The descriptor that turns readable when the child has ended (a clone fd,
- * a pidfd, or an eventfd woken by the SIGCHLD handler).  It belongs to the
+ * a pidfd, or with the sigchld backend on a kernel without pidfds an
+ * eventfd woken by the SIGCHLD handler).  It belongs to the
  * child: poll it, don't read or close it.
  *
  * Returns: the descriptor
@@ -416,7 +451,7 @@ _spawn_child_collect (SpawnChild *child, SpawnExitInfo *info)
 guint
 _spawn_child_get_recheck_interval (SpawnChild *child)
 {
-  return child->ops->recheck_interval_ms;
+  return child->recheck_interval_ms;
 }
 
 /**

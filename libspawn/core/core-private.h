@@ -5,7 +5,8 @@
  *
  * The core is spawn_async_fd() and SpawnChild: backend.c (which backend,
  * probed once), spawn.c (spawn_async_fd_full()), child.c (the handle, its
- * watch and the reaper), child-wait.c (blocking and async waits),
+ * watch and the reaper), child-hub.c (one epoll set per main context),
+ * child-wait.c (blocking and async waits),
  * pdeathsig-thread.c (kill-on-close without the kernel's help) and
  * error.c.  It sees the backends' contract (backends/backend.h) and base/
  * below it; the layer above sees only spawn-core.h.

@@ -34,6 +34,17 @@ void _spawn_child_keep_alive (SpawnChild *child);
  * of file. */
 GInputStream *_spawn_pty_input_stream_new (int fd);
 
+/* child-hub.c: one epoll set per GMainContext (docs/design.md,
+ * "Thousands of children").  A link puts @fd in @context's set; when it
+ * turns readable, @target's ready time is set to 0 (once: rearm asks
+ * again).  Free it, at the latest, from @target's dispose function. */
+typedef struct _SpawnReadyLink SpawnReadyLink;
+SpawnReadyLink *_spawn_ready_link_new (GSource *target, int fd, GMainContext *context,
+                                       int *err);
+gboolean _spawn_ready_link_take_fired (SpawnReadyLink *link);
+void _spawn_ready_link_rearm (SpawnReadyLink *link);
+void _spawn_ready_link_free (SpawnReadyLink *link);
+
 /* Defined in base/fd.c; offered here so that process/ needs no view of
  * base/. */
 int _spawn_fd_above_stdio (int fd);

@@ -98,7 +98,8 @@ struct _SpawnProcess {
   /* Guards @context, which a blocking call from another thread reads
    * (sync.c); everything else is the owner's of @context. */
   GMutex context_lock;
-  gpointer child_tag;
+  SpawnReadyLink *child_link;  /* the child's fd in the context's hub */
+  gpointer child_tag;          /* or, with no hub to be had, in the source */
   /* The child has ended, but a communicate() still reads a pipe that a
    * descendant holds open: the run ends at that pipe's end of file, as
    * GSubprocess's communicate() returns (run.c). */

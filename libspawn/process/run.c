@@ -4,7 +4,8 @@
 /* run.c - one run of a SpawnProcess: start, watch, end; every emission
  *
  * One GSource per running process watches everything it owns: the child's
- * fd, our ends of its pipes, and a ready time for the kill timeout (and
+ * fd (through the context's hub, core/child-hub.c, which makes the source
+ * ready: one epoll set however many processes run), our ends of its pipes, and a ready time for the kill timeout (and
  * for the sigchld backend's recheck).  The blocking waits (wait.c) poll
  * the same descriptors themselves and feed the same
  * _spawn_process_events(), so both paths emit the same signals in the
@@ -112,10 +113,13 @@ run_source_dispatch (GSource *source, GSourceFunc callback G_GNUC_UNUSED,
   for (i = 0; i < 3; i++)
     if (self->channels[i].tag != NULL)
       revents[i] = g_source_query_unix_fd (source, self->channels[i].tag);
-  if (self->child_tag != NULL)
-    revents[CHILD_SLOT] = g_source_query_unix_fd (source, self->child_tag);
+  if (self->child_link != NULL && _spawn_ready_link_take_fired (self->child_link))
+    revents[CHILD_SLOT] = G_IO_IN;
   g_object_ref (self);
   _spawn_process_events (self, revents, WAIT_NOTHING);
+  /* Still running (a sigchld wake-up before the end): ask again. */
+  if (revents[CHILD_SLOT] && self->child_link != NULL)
+    _spawn_ready_link_rearm (self->child_link);
   g_object_unref (self);
   return G_SOURCE_CONTINUE;
 }
@@ -123,6 +127,33 @@ run_source_dispatch (GSource *source, GSourceFunc callback G_GNUC_UNUSED,
 static GSourceFuncs run_source_funcs = {
   .dispatch = run_source_dispatch,
 };
+
+/* The child's fd into the hub of the run's context; if no epoll fd can
+ * be had, polled by the source itself (the link's -errno is no reason to
+ * fail a run that has started). */
+static void
+run_watch_child (SpawnProcess *self)
+{
+  int fd = spawn_child_get_fd (self->child);
+  int err = 0;
+
+  self->child_link = _spawn_ready_link_new (self->source, fd, self->context, &err);
+  if (self->child_link == NULL)
+    {
+      g_debug ("SpawnProcess “%s” polls its child's fd itself: %s",
+               _spawn_process_program (self), g_strerror (-err));
+      self->child_tag = g_source_add_unix_fd (self->source, fd, G_IO_IN);
+    }
+}
+
+static void
+run_unwatch_child (SpawnProcess *self)
+{
+  g_clear_pointer (&self->child_link, _spawn_ready_link_free);
+  if (self->child_tag != NULL)
+    g_source_remove_unix_fd (self->source, self->child_tag);
+  self->child_tag = NULL;
+}
 
 static void
 run_destroy_source (SpawnProcess *self)
@@ -133,7 +164,7 @@ run_destroy_source (SpawnProcess *self)
     return;
   for (i = 0; i < 3; i++)
     self->channels[i].tag = NULL;
-  self->child_tag = NULL;
+  run_unwatch_child (self);
   g_source_destroy (self->source);
   g_clear_pointer (&self->source, g_source_unref);
 }
@@ -422,11 +453,7 @@ run_hold_end (SpawnProcess *self)
     self->kill_deadline = 0;
   self->next_recheck = 0;
   if (self->source != NULL)
-    {
-      if (self->child_tag != NULL)
-        g_source_remove_unix_fd (self->source, self->child_tag);
-      self->child_tag = NULL;
-    }
+    run_unwatch_child (self);
 }
 
 /* If the end is held but no communicate() reads an open pipe any more
@@ -439,9 +466,8 @@ _spawn_process_release_held_end (SpawnProcess *self)
   if (!self->end_held || run_output_holds_end (self))
     return;
   self->end_held = FALSE;
-  if (self->source != NULL && self->child_tag == NULL)
-    self->child_tag = g_source_add_unix_fd (self->source, spawn_child_get_fd (self->child),
-                                            G_IO_IN);
+  if (self->source != NULL && self->child_link == NULL && self->child_tag == NULL)
+    run_watch_child (self);
 }
 
 /* Everything a wakeup can mean, for both the source and the waits.
@@ -609,7 +635,6 @@ run_start (SpawnProcess *self, GError **error)
   self->source = g_source_new (&run_source_funcs, sizeof (ProcessSource));
   ((ProcessSource *) self->source)->process = self;
   g_source_set_static_name (self->source, "SpawnProcess");
-  self->child_tag = g_source_add_unix_fd (self->source, spawn_child_get_fd (child), G_IO_IN);
   for (i = SPAWN_PROCESS_STDOUT; i <= SPAWN_PROCESS_STDERR; i++)
     if (self->channels[i].fd >= 0)
       self->channels[i].tag = g_source_add_unix_fd (self->source, self->channels[i].fd,
@@ -628,6 +653,7 @@ run_start (SpawnProcess *self, GError **error)
   self->context = g_main_context_ref_thread_default ();
   g_mutex_unlock (&self->context_lock);
   g_source_attach (self->source, self->context);
+  run_watch_child (self);
 
   run_set_state (self, SPAWN_PROCESS_RUNNING);
   if (self->close_write_requested)

@@ -9,6 +9,9 @@
  *                 nanoseconds and the TSC (0 where there is none), for
  *                 guests whose CLOCK_MONOTONIC only moves once a tick
  *   block FIFO    read one byte from FIFO, then exit 0
+ *   gate FILE MS  wait for a shared lock on FILE (the parent holds an
+ *                 exclusive one until every child of the batch has
+ *                 started), then sleep MS milliseconds, then exit 0
  *
  * Plain libc, no GLib, linked statically: the child should cost what a
  * small program costs, not what the dynamic loader costs under TCG.
@@ -16,6 +19,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
+#include <sys/file.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -49,6 +53,21 @@ main (int argc, char **argv)
       if (pwrite (fd, stamp, sizeof (stamp), 0) != sizeof (stamp))
         return 1;
       _exit (0);
+    }
+  if (argc == 4 && strcmp (argv[1], "gate") == 0)
+    {
+      int fd = open (argv[2], O_RDONLY | O_CLOEXEC);
+      long ms = strtol (argv[3], NULL, 10);
+      struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+      if (fd < 0)
+        return 1;
+      while (flock (fd, LOCK_SH) < 0)
+        ;
+      close (fd);
+      while (nanosleep (&ts, &ts) < 0)
+        ;
+      return 0;
     }
   if (argc == 3 && strcmp (argv[1], "block") == 0)
     {

@@ -124,6 +124,11 @@ void bench_scenario_latency (BenchRun *run);
 void bench_memory_scenario (BenchRun *run, const char *self);
 int bench_memory_child_main (BenchRun *run, const char *name);
 
+/* bench-many.c: N children alive at once, exits spread (--scenarios many). */
+void bench_many_scenario (BenchRun *run, const char *sizes, int spread_ms, int rounds);
+void bench_many_print (const BenchRun *run);
+void bench_many_write_json (const BenchRun *run, const char *path);
+
 /* bench-report.c: the table, the JSON, and the targets they show. */
 void bench_report_compute_targets (const BenchRun *run);
 void bench_report_print_table (const BenchRun *run, const char *kernel);

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
+/* hub-test: child watches share one epoll set per GMainContext
+ * (core/child-hub.c, docs/design.md "Thousands of children"): a context
+ * watching many children polls a few descriptors, not one per child; and
+ * the contracts of a watch stay: its own priority, several watches on one
+ * child, destroy from another thread, nothing left once nothing is watched.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/* The most descriptors one poll() of the context was given. */
+static guint max_nfds;
+
+static gint
+counting_poll (GPollFD *fds, guint nfds, gint timeout)
+{
+  max_nfds = MAX (max_nfds, nfds);
+  return g_poll (fds, nfds, timeout);
+}
+
+static SpawnChild *
+start_helper (const char *cmd, const char *arg)
+{
+  const char *argv[] = { testutil_helper, cmd, arg, NULL };
+  GError *error = NULL;
+  SpawnChild *child;
+
+  child = spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                          NULL, NULL, 0, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (child);
+  return child;
+}
+
+static void
+on_count (SpawnChild *child G_GNUC_UNUSED, const SpawnExitInfo *info,
+          const GError *error, gpointer data)
+{
+  int *remaining = data;
+
+  g_assert_no_error ((GError *) error);
+  g_assert_cmpint (info->kind, ==, SPAWN_EXIT_KILLED);
+  (*remaining)--;
+}
+
+/* Iterates @ctx until *@remaining is 0, at most 120 s. */
+static void
+iterate_until_zero (GMainContext *ctx, int *remaining)
+{
+  gint64 deadline = g_get_monotonic_time () + 120 * G_USEC_PER_SEC;
+
+  while (*remaining > 0)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_main_context_iteration (ctx, FALSE);
+      if (*remaining > 0)
+        g_usleep (1000);
+    }
+}
+
+#define N_MANY 200
+
+static void
+test_poll_few_fds (gconstpointer data)
+{
+  GMainContext *ctx;
+  SpawnChild *children[N_MANY];
+  int remaining = N_MANY, i;
+
+  g_test_summary ("a context watching 200 children gives poll() a few descriptors, "
+                  "not one per child; each still gets its status");
+  if (!testutil_use_backend (data))
+    return;
+  ctx = g_main_context_new ();
+  g_main_context_push_thread_default (ctx);
+  g_main_context_set_poll_func (ctx, counting_poll);
+  for (i = 0; i < N_MANY; i++)
+    {
+      children[i] = start_helper ("sleep", "60000");
+      spawn_child_watch_add (children[i], on_count, &remaining);
+    }
+  max_nfds = 0;
+  for (i = 0; i < 5; i++)
+    g_main_context_iteration (ctx, FALSE);
+  g_test_message ("running: at most %u descriptors per poll", max_nfds);
+  g_assert_cmpuint (max_nfds, <=, 4);
+  for (i = 0; i < N_MANY; i++)
+    {
+      g_assert_true (spawn_child_send_signal (children[i], SIGKILL, NULL));
+      spawn_child_unref (children[i]);
+    }
+  iterate_until_zero (ctx, &remaining);
+  g_test_message ("ending: at most %u descriptors per poll", max_nfds);
+  g_assert_cmpuint (max_nfds, <=, 4);
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
+  testutil_assert_no_children ();
+}
+
+static void
+on_process_finished (SpawnProcess *proc G_GNUC_UNUSED, int code G_GNUC_UNUSED,
+                     int status G_GNUC_UNUSED, gpointer info G_GNUC_UNUSED, gpointer data)
+{
+  int *remaining = data;
+
+  (*remaining)--;
+}
+
+#define N_PROCESSES 100
+
+static void
+test_process_poll_few_fds (gconstpointer data)
+{
+  SpawnProcess *procs[N_PROCESSES];
+  GMainContext *ctx;
+  int remaining = N_PROCESSES, i;
+
+  g_test_summary ("100 running SpawnProcesses without pipes give poll() a few "
+                  "descriptors, not one per child");
+  if (!testutil_use_backend (data))
+    return;
+  ctx = g_main_context_new ();
+  g_main_context_push_thread_default (ctx);
+  g_main_context_set_poll_func (ctx, counting_poll);
+  for (i = 0; i < N_PROCESSES; i++)
+    {
+      procs[i] = testutil_helper_process ("sleep", "60000", NULL);
+      /* No pipes: this is about the child's own fd. */
+      spawn_process_set_channel_mode (procs[i], SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_FORWARD);
+      spawn_process_set_channel_mode (procs[i], SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_FORWARD);
+      g_signal_connect (procs[i], "finished", G_CALLBACK (on_process_finished),
+                        &remaining);
+      testutil_start_ok (procs[i]);
+    }
+  max_nfds = 0;
+  for (i = 0; i < 5; i++)
+    g_main_context_iteration (ctx, FALSE);
+  g_test_message ("running: at most %u descriptors per poll", max_nfds);
+  g_assert_cmpuint (max_nfds, <=, 4);
+  for (i = 0; i < N_PROCESSES; i++)
+    g_assert_true (spawn_process_kill (procs[i], NULL));
+  iterate_until_zero (ctx, &remaining);
+  g_assert_cmpuint (max_nfds, <=, 4);
+  for (i = 0; i < N_PROCESSES; i++)
+    g_object_unref (procs[i]);
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
+  testutil_assert_no_children ();
+}
+
+/* Our epoll descriptors: a hub's, while its context watches children. */
+static int
+count_epoll_fds (void)
+{
+  GDir *dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *name;
+  int n = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      char *path = g_build_filename ("/proc/self/fd", name, NULL);
+      char *target = g_file_read_link (path, NULL);
+
+      if (g_strcmp0 (target, "anon_inode:[eventpoll]") == 0)
+        n++;
+      g_free (target);
+      g_free (path);
+    }
+  g_dir_close (dir);
+  return n;
+}
+
+/* Waits (poll, no main loop) until @child's fd is readable: it has ended. */
+static void
+wait_readable (SpawnChild *child)
+{
+  struct pollfd pfd = { .fd = spawn_child_get_fd (child), .events = POLLIN };
+  int n;
+
+  /* EINTR: the sigchld backend's handler ran. */
+  while ((n = poll (&pfd, 1, 120 * 1000)) < 0 && errno == EINTR)
+    ;
+  g_assert_cmpint (n, ==, 1);
+}
+
+static void
+on_order (SpawnChild *child G_GNUC_UNUSED, const SpawnExitInfo *info,
+          const GError *error, gpointer data)
+{
+  GString *order = data;
+
+  g_assert_no_error ((GError *) error);
+  g_string_append_printf (order, "watch%d ", info->status);
+}
+
+static gboolean
+on_idle_order (gpointer data)
+{
+  g_string_append (data, "idle ");
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_priorities (gconstpointer data)
+{
+  GString *order = g_string_new (NULL);
+  SpawnChild *low, *high;
+  GMainContext *ctx;
+  int i;
+
+  g_test_summary ("each watch dispatches at its own priority: of two ended "
+                  "children and an idle, HIGH first, then DEFAULT, then LOW");
+  if (!testutil_use_backend (data))
+    return;
+  ctx = g_main_context_new ();
+  g_main_context_push_thread_default (ctx);
+  low = start_helper ("exit", "1");
+  high = start_helper ("exit", "2");
+  wait_readable (low);
+  wait_readable (high);
+  spawn_child_watch_add_full (G_PRIORITY_LOW, low, on_order, order, NULL);
+  spawn_child_watch_add_full (G_PRIORITY_HIGH, high, on_order, order, NULL);
+  {
+    GSource *idle = g_idle_source_new ();
+
+    g_source_set_callback (idle, on_idle_order, order, NULL);
+    g_source_attach (idle, ctx);
+    g_source_unref (idle);
+  }
+  for (i = 0; i < 100 && strlen (order->str) < strlen ("watch2 idle watch1 "); i++)
+    g_main_context_iteration (ctx, FALSE);
+  g_assert_cmpstr (order->str, ==, "watch2 idle watch1 ");
+  spawn_child_unref (low);
+  spawn_child_unref (high);
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
+  g_string_free (order, TRUE);
+  testutil_assert_no_children ();
+}
+
+static void
+on_twice (SpawnChild *child G_GNUC_UNUSED, const SpawnExitInfo *info,
+          const GError *error, gpointer data)
+{
+  int *got = data;
+
+  g_assert_no_error ((GError *) error);
+  g_assert_cmpint (info->status, ==, 7);
+  (*got)++;
+}
+
+static void
+test_same_child_twice (gconstpointer data)
+{
+  GMainContext *ctx;
+  SpawnChild *child;
+  int fds_before, got = 0, remaining;
+
+  g_test_summary ("two watches on one child in one context both get its status; "
+                  "no descriptor is left once nothing is watched");
+  if (!testutil_use_backend (data))
+    return;
+  ctx = g_main_context_new ();
+  g_main_context_push_thread_default (ctx);
+  child = start_helper ("exit", "7");
+  fds_before = testutil_count_fds ();
+  g_assert_cmpint (count_epoll_fds (), ==, 0);
+  spawn_child_watch_add (child, on_twice, &got);
+  spawn_child_watch_add (child, on_twice, &got);
+  while (got < 2)
+    g_main_context_iteration (ctx, TRUE);
+  remaining = 0;
+  iterate_until_zero (ctx, &remaining);
+  /* The hub and its epoll fd go with the last watch (and the dup() the
+   * second watch's link added). */
+  g_assert_cmpint (count_epoll_fds (), ==, 0);
+  g_assert_cmpint (testutil_count_fds (), ==, fds_before);
+  spawn_child_unref (child);
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
+  testutil_assert_no_children ();
+}
+
+typedef struct {
+  GMainContext *ctx;
+  GSource *sources[64];
+  gint destroyed;
+  gint fired_after;
+} Destroyer;
+
+static void
+on_destroyed_watch (SpawnChild *child G_GNUC_UNUSED, const SpawnExitInfo *info G_GNUC_UNUSED,
+                    const GError *error G_GNUC_UNUSED, gpointer data)
+{
+  Destroyer *d = data;
+
+  if (g_atomic_int_get (&d->destroyed))
+    g_atomic_int_inc (&d->fired_after);
+}
+
+static gpointer
+destroy_thread (gpointer data)
+{
+  Destroyer *d = data;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (d->sources); i++)
+    g_source_destroy (d->sources[i]);
+  g_atomic_int_set (&d->destroyed, 1);
+  return NULL;
+}
+
+static void
+test_destroy_other_thread (gconstpointer data)
+{
+  SpawnChild *children[64];
+  Destroyer d = { 0 };
+  GThread *thread;
+  int i, j;
+
+  g_test_summary ("watches destroyed from another thread while their children end "
+                  "and the context runs: no callback after, no epoll fd left");
+  if (!testutil_use_backend (data))
+    return;
+  d.ctx = g_main_context_new ();
+  g_main_context_push_thread_default (d.ctx);
+  for (i = 0; i < 64; i++)
+    {
+      children[i] = start_helper ("sleep", i % 2 ? "1" : "60000");
+      d.sources[i] = spawn_child_watch_source_new (children[i]);
+      g_source_set_callback (d.sources[i], (GSourceFunc) (void (*) (void)) on_destroyed_watch,
+                             &d, NULL);
+      g_source_attach (d.sources[i], d.ctx);
+    }
+  thread = g_thread_new ("destroyer", destroy_thread, &d);
+  for (j = 0; j < 200 && !g_atomic_int_get (&d.destroyed); j++)
+    g_main_context_iteration (d.ctx, FALSE);
+  g_thread_join (thread);
+  for (j = 0; j < 10; j++)
+    g_main_context_iteration (d.ctx, FALSE);
+  g_assert_cmpint (d.fired_after, ==, 0);
+  for (i = 0; i < 64; i++)
+    {
+      g_source_unref (d.sources[i]);
+      spawn_child_send_signal (children[i], SIGKILL, NULL);
+      g_assert_nonnull (children[i]);
+    }
+  /* Their watches gone, the children are ours to wait for. */
+  for (i = 0; i < 64; i++)
+    {
+      g_assert_true (spawn_child_wait (children[i], NULL, NULL, NULL));
+      spawn_child_unref (children[i]);
+    }
+  /* The sources are gone, and with their dispose the hub. */
+  g_assert_cmpint (count_epoll_fds (), ==, 0);
+  g_main_context_pop_thread_default (d.ctx);
+  g_main_context_unref (d.ctx);
+  testutil_assert_no_children ();
+}
+
+int
+main (int argc, char **argv)
+{
+  static const TestutilCase cases[] = {
+    { "poll-few-fds", test_poll_few_fds },
+    { "process-poll-few-fds", test_process_poll_few_fds },
+    { "priorities", test_priorities },
+    { "same-child-twice", test_same_child_twice },
+    { "destroy-other-thread", test_destroy_other_thread },
+  };
+
+  testutil_init (&argc, &argv);
+  testutil_add_backend_cases ("/spawn/hub", cases, G_N_ELEMENTS (cases));
+  return g_test_run ();
+}
