@@ -913,18 +913,20 @@ job_test_count_fds_but_eventfds (void)
   return n;
 }
 
-/* Waits (with a bound) for that count to come back to @n: a guardian let
- * go is reaped by the reaper thread, which then closes its fd. */
+/* Waits (with a bound) for that count to come back to @n or below: a
+ * guardian let go is reaped by the reaper thread, which then closes its
+ * fd.  Below is no leak: a count taken as the baseline can catch a
+ * descriptor of the reaper's between a reap and its close. */
 static int
 job_test_fds_settle (int n)
 {
   gint64 deadline = g_get_monotonic_time () + GONE_TIMEOUT_MS * (gint64) 1000;
   int now;
 
-  while ((now = job_test_count_fds_but_eventfds ()) != n &&
+  while ((now = job_test_count_fds_but_eventfds ()) > n &&
          g_get_monotonic_time () < deadline)
     g_usleep (10000);
-  if (now != n)
+  if (now > n)
     testutil_print_fds ();
   return now;
 }
@@ -962,7 +964,7 @@ test_job_parallel_guardian (gconstpointer data)
       g_clear_object (&parallel_job);
     }
   /* Each job's guardian and its pipe went with the job. */
-  g_assert_cmpint (job_test_fds_settle (fds_before), ==, fds_before);
+  g_assert_cmpint (job_test_fds_settle (fds_before), <=, fds_before);
 }
 
 /* Makes a directory below @job's cgroup, as a nested job or a container
