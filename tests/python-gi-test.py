@@ -347,7 +347,12 @@ def describe_end(proc):
 @case("a pseudo-terminal: examples/pty-gi.py (password with echo off, SIGWINCH, ^C; Spawn.Pty read to its end of file)")
 def _():
     # Run by libspawn itself: the guests' Python carries no subprocess module.
-    example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pty-gi.py")
+    # Next to us in a build directory (tests/meson.build copies it there),
+    # in examples/ when run from the source tree (tests/install-test).
+    here = os.path.dirname(os.path.abspath(__file__))
+    example = os.path.join(here, "pty-gi.py")
+    if not os.path.exists(example):
+        example = os.path.join(here, os.pardir, "examples", "pty-gi.py")
     typelibs = sys.argv[2] if len(sys.argv) > 2 else sys.argv[1]
     proc = Spawn.Process.new([sys.executable, example])
     proc.setenv("GI_TYPELIB_PATH", typelibs + os.pathsep + os.environ.get("GI_TYPELIB_PATH", ""))
