@@ -1160,6 +1160,56 @@ test_job_children_let_go (gconstpointer data)
   close (pidfd);
 }
 
+/* The process-group mode keeps a reference on each running child so that
+ * it can signal the child's group after the caller let go; a close kills
+ * those groups and must let the children go too, not keep their fds until
+ * the next spawn or the job's finalization. */
+static void
+test_job_process_group_close_lets_go (gconstpointer data)
+{
+  g_autoptr (SpawnJob) job = NULL;
+  const char *argv[] = { testutil_helper, "exit", "0", NULL };
+  GError *error = NULL;
+  SpawnChild *child;
+  int fds_before, pidfd;
+
+  g_test_summary ("A close of a process-group job kills the running children and keeps "
+                  "no descriptor of them, nor of the ended ones, and says it cannot see "
+                  "a process that left the groups");
+  if (!testutil_use_backend (data))
+    return;
+  if (!testutil_isolated ())
+    return;
+  g_setenv ("LIBSPAWN_JOB_MODE", "process-group", TRUE);
+  job = spawn_job_new ();
+  /* A first child outside the job, waited for, so that what the backend
+   * sets up once (the sigchld backend's eventfd) is there already. */
+  child = spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0, NULL,
+                          NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
+  spawn_child_unref (child);
+  fds_before = testutil_count_fds ();
+  child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
+                           NULL, NULL, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_PROCESS_GROUP);
+  g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
+  spawn_child_unref (child);
+  child = job_test_spawn_sleeper (job, 0, &error);
+  g_assert_no_error (error);
+  pidfd = job_test_pidfd_open (spawn_child_get_pid (child));
+  spawn_child_unref (child);
+
+  g_assert_false (spawn_job_close (job, GONE_TIMEOUT_MS, &error));
+  g_assert_error (error, SPAWN_ERROR, SPAWN_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "cannot be seen"));
+  g_clear_error (&error);
+  g_assert_true (job_test_pidfd_gone (pidfd, 0));
+  close (pidfd);
+  g_assert_cmpint (testutil_count_fds (), ==, fds_before);
+}
+
 static void
 test_job_sigterm_many (gconstpointer data)
 {
@@ -1648,6 +1698,7 @@ static const TestutilCase job_cases[] = {
   { "close-race", test_job_close_race },
   { "process-set-job-running", test_job_process_set_job_running },
   { "children-let-go", test_job_children_let_go },
+  { "process-group-close-lets-go", test_job_process_group_close_lets_go },
   { "sigterm-many", test_job_sigterm_many },
   { "nested", test_job_nested },
   { "process-dispose-unstarted", test_job_process_dispose_unstarted },

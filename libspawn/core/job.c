@@ -854,6 +854,33 @@ job_close_cgroup (SpawnJob *job, int timeout_ms, char **failed_path)
   return 0;
 }
 
+/* With the lock held, in the process-group phase, after the kill: wait up
+ * to @timeout_ms (-1: no limit) for each listed child to end (its fd is
+ * readable then, with every backend).  Listed children cannot go meanwhile
+ * (their forget takes the members' lock), nor new ones come (a birth needs
+ * the job's lock). */
+static void
+job_wait_groups (SpawnJob *job, int timeout_ms)
+{
+  JobMembers *m = job->members;
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  guint i;
+
+  g_mutex_lock (&m->lock);
+  for (i = 0; i < m->children->len; i++)
+    {
+      SpawnChild *child = g_ptr_array_index (m->children, i);
+      struct pollfd pfd = { child->fd, POLLIN, 0 };
+      int wait_ms = -1;
+
+      if (timeout_ms >= 0)
+        wait_ms = (int) MAX (0, (deadline - g_get_monotonic_time ()) / 1000);
+      if (poll (&pfd, 1, wait_ms) < 0 && errno == EINTR)
+        i--;
+    }
+  g_mutex_unlock (&m->lock);
+}
+
 /* With the lock held: the close of spawn_job_close() and finalization.
  * No spawn is being born meanwhile, and none starts until it is done. */
 static int
@@ -872,7 +899,12 @@ job_close_locked (SpawnJob *job, int timeout_ms, char **failed_path)
   if (was == JOB_STATE_CGROUP)
     err = job_close_cgroup (job, timeout_ms, failed_path);
   else if (was == JOB_STATE_PROCESS_GROUP)
-    job_signal_groups (job, SIGKILL);
+    {
+      /* Killed, waited for, and let go: a close keeps no child's fd. */
+      job_signal_groups (job, SIGKILL);
+      job_wait_groups (job, timeout_ms);
+      job_prune (job);
+    }
   job->state = err == 0 ? JOB_STATE_NONE : was;
   g_cond_broadcast (&job->cond);
   return err;
