@@ -22,6 +22,7 @@
  *                    sleep; "ready" once all is touched
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,18 @@ sleep_forever (void)
     pause ();
 }
 
-/* A child that sleeps forever; its PID. */
+/* A process of the tree lets go of our stdout, so that the test reading
+ * it sees its end once we exit, whoever of the tree still runs. */
+static void
+leave_stdout (void)
+{
+  if (!freopen ("/dev/null", "w", stdout))
+    _exit (5);
+}
+
+/* A child that sleeps forever; its PID.  A fork that fails is reported on
+ * stdout ("fork-failed ERRNO", before "ready" would come), then we exit:
+ * the pids controller of a cgroup above the job may allow fewer. */
 static pid_t
 start_sleeper (void)
 {
@@ -44,11 +56,14 @@ start_sleeper (void)
 
   if (pid < 0)
     {
-      perror ("fork");
+      printf ("fork-failed %d\n", errno);
       exit (2);
     }
   if (pid == 0)
-    sleep_forever ();
+    {
+      leave_stdout ();
+      sleep_forever ();
+    }
   return pid;
 }
 
@@ -72,6 +87,7 @@ start_daemon (int new_session)
         _exit (2);
       if (g == 0)
         {
+          leave_stdout ();
           if (new_session && setsid () < 0)
             _exit (3);
           g = getpid ();
