@@ -1235,6 +1235,7 @@ static void
 test_job_sigterm_many (gconstpointer data)
 {
   g_autoptr (SpawnJob) job = job_test_cgroup_job (data);
+  g_autofree char *reason = NULL;
   struct rlimit lim;
   GError *error = NULL;
   JobTree *tree;
@@ -1268,9 +1269,10 @@ test_job_sigterm_many (gconstpointer data)
       g_assert_no_error (error);
       g_assert_cmpuint (job_tree_count_alive (tree, GONE_TIMEOUT_MS), ==, 0);
       job_tree_free (tree);
-      g_test_skip_printf ("fork failed with EAGAIN after %u processes: a pids limit above "
-                          "the job (%s) allows fewer than 900", reached,
-                          spawn_job_get_cgroup_path (job));
+      reason = g_strdup_printf ("fork failed with EAGAIN after %u processes: a pids limit "
+                                "above the job (%s) allows fewer than 900", reached,
+                                spawn_job_get_cgroup_path (job));
+      testutil_skip_isolated (reason);
       return;
     }
   g_assert_cmpint (tree->fork_errno, ==, 0);

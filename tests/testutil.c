@@ -119,6 +119,10 @@ testutil_use_backend (gconstpointer data)
   return TRUE;
 }
 
+/* Where the subprocess of an isolated case that skips writes why
+ * (testutil_skip_isolated()); the test process names the file. */
+#define TESTUTIL_SKIP_FILE_ENV "LIBSPAWN_TEST_SKIP_FILE"
+
 /* For cases that change process-wide state: TRUE in the subprocess that
  * runs the body; in the test process, run it there and check it passed. */
 gboolean
@@ -133,15 +137,46 @@ testutil_isolated (void)
 gboolean
 testutil_isolated_output (const char *out, const char *err)
 {
+  g_autofree char *skip_file = NULL;
+  g_autofree char *reason = NULL;
+
   if (g_test_subprocess ())
     return TRUE;
+  skip_file = g_strdup_printf ("%s/libspawn-test-skip-%d", g_get_tmp_dir (), (int) getpid ());
+  g_setenv (TESTUTIL_SKIP_FILE_ENV, skip_file, TRUE);
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv (TESTUTIL_SKIP_FILE_ENV);
+  /* A skip decided in the subprocess (testutil_skip_isolated()): the
+   * case is skipped here, with the subprocess's reason. */
+  if (g_file_get_contents (skip_file, &reason, NULL, NULL))
+    {
+      g_assert_no_errno (unlink (skip_file));
+      if (!g_test_trap_has_passed ())
+        {
+          g_test_skip (reason);
+          return FALSE;
+        }
+    }
   g_test_trap_assert_passed ();
   if (out != NULL)
     g_test_trap_assert_stdout (out);
   if (err != NULL)
     g_test_trap_assert_stderr (err);
   return FALSE;
+}
+
+/* In the subprocess of testutil_isolated(): skip the case, and have the
+ * test process skip it too, giving @reason (a failure there otherwise:
+ * GLib's subprocess exits 77 when its only case skipped). */
+void
+testutil_skip_isolated (const char *reason)
+{
+  const char *file = g_getenv (TESTUTIL_SKIP_FILE_ENV);
+
+  g_assert_true (g_test_subprocess ());
+  g_assert_nonnull (file);
+  g_assert_true (g_file_set_contents (file, reason, -1, NULL));
+  g_test_skip (reason);
 }
 
 typedef struct {

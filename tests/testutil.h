@@ -29,6 +29,7 @@ SpawnBackend testutil_backend (gconstpointer data);
 gboolean testutil_use_backend (gconstpointer data);
 gboolean testutil_isolated (void);
 gboolean testutil_isolated_output (const char *out, const char *err);
+void testutil_skip_isolated (const char *reason);
 /* SpawnProcess for "spawn-helper CMD ARGS..." and for "sh -c SCRIPT". */
 SpawnProcess *testutil_helper_process (const char *cmd, ...) G_GNUC_NULL_TERMINATED;
 SpawnProcess *testutil_sh_process (const char *script);
