@@ -133,8 +133,9 @@ typedef enum {
  * @stime_usec: system CPU time of the process, in microseconds
  * @have_times: %FALSE when the backend could not learn the CPU times (a
  *   status recovered through PIDFD_GET_INFO after someone else reaped the
- *   child; every child of the autoreap backend, as Linux 7.2's exit
- *   information carries no times); the times are then 0
+ *   child; every child of the autoreap backend on a stock kernel, as Linux
+ *   7.2's exit information carries no times; libspawn's kernel/patches-7.2
+ *   adds them); the times are then 0
  *
  * How a child ended.
  */

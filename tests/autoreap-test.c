@@ -6,7 +6,8 @@
  * kill-test, ... register those for it through tests/testutil.c).
  *
  *   - no SIGCHLD, no zombie, and a waitpid(-1) elsewhere gets nothing;
- *   - no CPU times (7.2's exit information has none): have_times FALSE;
+ *   - no CPU times on stock 7.2 (its exit information has none):
+ *     have_times FALSE; with kernel/patches-7.2, the times it reports;
  *   - kill-on-close by the kernel (CLONE_PIDFD_AUTOKILL) with
  *     CAP_SYS_ADMIN, and the child does not get no_new_privs from us;
  *     without CAP_SYS_ADMIN: CLONE_NNP only where the caller already has
@@ -83,11 +84,55 @@ wait_exited (SpawnChild *child, int status)
   g_assert_no_error (error);
   g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
   g_assert_cmpint (info.status, ==, status);
-  /* 7.2's PIDFD_INFO_EXIT has no CPU times, and nothing else gives them
-   * for a child the kernel reaped: said, not made up. */
-  g_assert_false (info.have_times);
-  g_assert_cmpuint (info.utime_usec, ==, 0);
-  g_assert_cmpuint (info.stime_usec, ==, 0);
+  /* Stock 7.2's PIDFD_INFO_EXIT has no CPU times, and nothing else gives
+   * them for a child the kernel reaped: said, not made up. */
+  g_assert_cmpint (info.have_times, ==, testutil_kernel_has_exit_cputime ());
+  if (!info.have_times)
+    {
+      g_assert_cmpuint (info.utime_usec, ==, 0);
+      g_assert_cmpuint (info.stime_usec, ==, 0);
+    }
+}
+
+static void
+test_cpu_times (void)
+{
+  gboolean want = g_strcmp0 (g_getenv ("LIBSPAWN_VM_KERNEL"), "modern-patched") == 0;
+  SpawnExitInfo info;
+  GError *error = NULL;
+
+  g_test_summary ("With kernel/patches-7.2 the exit information's CPU times "
+                  "reach SpawnExitInfo: a child that burnt 300 ms of CPU "
+                  "reports at least that, in microseconds, with user time");
+  if (!g_test_subprocess ())
+    {
+      /* The guest built for the series must have it: no skip there. */
+      if (want)
+        g_assert_true (testutil_kernel_has_exit_cputime ());
+      if (!testutil_kernel_has_exit_cputime ())
+        {
+          g_test_skip ("no PIDFD_INFO_EXIT_CPUTIME on this kernel "
+                       "(kernel/patches-7.2 adds it; the modern-patched "
+                       "guest runs this case)");
+          return;
+        }
+    }
+  if (!isolated_autoreap ())
+    return;
+  g_autoptr (SpawnChild) child = start_helper (0, "busy", "300");
+  g_assert_true (spawn_child_wait (child, &info, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (info.kind, ==, SPAWN_EXIT_EXITED);
+  g_assert_cmpint (info.status, ==, 0);
+  g_test_message ("utime %" G_GUINT64_FORMAT " us, stime %" G_GUINT64_FORMAT " us",
+                  info.utime_usec, info.stime_usec);
+  g_assert_true (info.have_times);
+  /* The helper burns 300 ms by its process CPU clock, the same
+   * sum_exec_runtime that the kernel splits into user and system time
+   * (thread_group_cputime_adjusted()): their sum is at least that. */
+  g_assert_cmpuint (info.utime_usec + info.stime_usec, >=, 300000);
+  g_assert_cmpuint (info.utime_usec + info.stime_usec, <=, 60000000);
+  g_assert_cmpuint (info.utime_usec, >, 0);
 }
 
 static volatile sig_atomic_t sigchld_count;
@@ -366,5 +411,6 @@ main (int argc, char **argv)
   g_test_add_func ("/spawn/autoreap-backend/kill-on-close/no-new-privs", test_kill_on_close_nnp);
   g_test_add_func ("/spawn/autoreap-backend/probe-order", test_probe_order);
   g_test_add_func ("/spawn/autoreap-backend/status-race", test_status_race);
+  g_test_add_func ("/spawn/autoreap-backend/cpu-times", test_cpu_times);
   return g_test_run ();
 }

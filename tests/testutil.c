@@ -7,7 +7,9 @@
 #include <stdarg.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -270,6 +272,29 @@ testutil_kill_pidfile (const char *path)
 /* No child of ours left, running or zombie.  One that is already dead
  * may take a moment to be released (under CLONE_AUTOREAP the kernel does it
  * right after the exit report), so allow 5 s; a leaked zombie stays. */
+gboolean
+testutil_kernel_has_exit_cputime (void)
+{
+  /* struct pidfd_info of kernel/patches-7.2 (PIDFD_INFO_SIZE_VER4): mask
+   * first, supported_mask at byte 80; PIDFD_INFO_SUPPORTED_MASK is bit 5,
+   * PIDFD_INFO_EXIT_CPUTIME bit 8.  ENOTTY before 6.13, no supported
+   * mask before 6.18: no times either. */
+  guint64 info[15] = { 1 << 5 };
+  int fd = syscall (SYS_pidfd_open, getpid (), 0), r;
+
+  if (fd < 0)
+    return FALSE;
+  r = ioctl (fd, _IOC (_IOC_READ | _IOC_WRITE, 0xFF, 11, sizeof info), info);
+  close (fd);
+  return r == 0 && (info[0] & (1 << 5)) && (info[10] & (1 << 8));
+}
+
+gboolean
+testutil_backend_has_times (SpawnBackend backend)
+{
+  return backend != SPAWN_BACKEND_AUTOREAP || testutil_kernel_has_exit_cputime ();
+}
+
 void
 testutil_assert_no_children (void)
 {

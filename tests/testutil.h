@@ -39,6 +39,11 @@ void testutil_run_in_threads (guint n_threads, int (*body) (guint index));
 int testutil_count_fds (void);
 void testutil_print_fds (void);
 void testutil_assert_no_children (void);
+/* Whether the running kernel reports CPU times in PIDFD_GET_INFO's exit
+ * information (kernel/patches-7.2), asked here without libspawn; and so
+ * whether @backend's SpawnExitInfo has them (autoreap only there). */
+gboolean testutil_kernel_has_exit_cputime (void);
+gboolean testutil_backend_has_times (SpawnBackend backend);
 /* Ends the process whose PID a test's shell wrote to @path (a background
  * job left holding a pipe), which must still run, and removes @path. */
 void testutil_kill_pidfile (const char *path);

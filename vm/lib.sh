@@ -6,7 +6,7 @@
 
 LIBSPAWN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LIBSPAWN_CACHE=${LIBSPAWN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libspawn}
-LIBSPAWN_VARIANTS=(unpatched patched noclonefd debug coverage systemd distro modern)
+LIBSPAWN_VARIANTS=(unpatched patched noclonefd debug coverage systemd distro modern modern-patched)
 _vm_t0=$(date +%s)
 # The unprivileged, lingering user of the systemd guest (vm/build-systemd-root).
 SYSTEMD_GUEST_USER=spawnuser
@@ -104,11 +104,12 @@ with_lock() {
 	exec {fd}>&-
 }
 
-# kernel_series: the patch files of kernel/patches, in order, without the
+# kernel_series [DIR]: the patch files of DIR (default kernel/patches, the
+# 6.1 series; kernel/patches-7.2 is the 7.2 one), in order, without the
 # cover letter (0000), which carries no diff.
 kernel_series() {
-	local p
-	for p in "$LIBSPAWN_ROOT"/kernel/patches/[0-9][0-9][0-9][0-9]-*.patch; do
+	local p dir=${1:-$LIBSPAWN_ROOT/kernel/patches}
+	for p in "$dir"/[0-9][0-9][0-9][0-9]-*.patch; do
 		[ -e "$p" ] || continue
 		case "${p##*/}" in
 		0000-*) ;;

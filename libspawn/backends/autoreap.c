@@ -12,11 +12,12 @@
  * PIDFD_INFO_EXIT (6.15), which pidfs records for every pid that a pidfd
  * refers to before the task is unhashed (fs/pidfs.c pidfs_exit()).
  *
- * CPU times: 7.2's exit information has none, and with the child reaped
- * by the kernel there is no waitid() to give a struct rusage, so
- * SpawnExitInfo.have_times is FALSE on this backend (docs/api.md).
- * autoreap_fill_times() is where a kernel that reports them (the 7.2
- * series of issue 36) will be read, behind its own probe.
+ * CPU times: stock 7.2's exit information has none, and with the child
+ * reaped by the kernel there is no waitid() to give a struct rusage, so
+ * SpawnExitInfo.have_times is FALSE there (docs/api.md).  A kernel with
+ * kernel/patches-7.2 reports them (PIDFD_INFO_EXIT_CPUTIME, probed once):
+ * we give the sum of the child's own and its waited-for descendants',
+ * what wait4()'s rusage gives on the pidfd and sigchld backends.
  *
  * Kill-on-close: CLONE_PIDFD_AUTOKILL, the kernel's SIGKILL when the last
  * reference to the clone3 pidfd's file goes, whoever holds it and however
@@ -48,10 +49,6 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-/* The exit information's CPU times: no kernel has a bit for them yet (7.2
- * does not); the 7.2 series of issue 36 defines it.  0: never asked. */
-#define AUTOREAP_PIDFD_INFO_EXIT_TIMES 0
-
 /* How long the probe waits for its child's report. */
 #define AUTOREAP_PROBE_TIMEOUT_MS 10000
 
@@ -69,8 +66,9 @@ autoreap_caller_has_nnp (void)
   return prctl (PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
 }
 
-/* The child's exit information once its pidfd has turned readable: 0,
- * -EAGAIN or another -errno.  The pidfd turns readable in exit_notify(),
+/* The child's exit information once its pidfd has turned readable, with
+ * the @extra bits asked besides PIDFD_INFO_EXIT: 0, -EAGAIN or another
+ * -errno.  The pidfd turns readable in exit_notify(),
  * and pidfs records the status a moment later, in release_task(), which
  * the exiting task runs itself right after (kernel/exit.c): ask a few
  * times; -EAGAIN if it is still not there (the fd stays readable, so the
@@ -83,14 +81,14 @@ autoreap_caller_has_nnp (void)
  * pidfd, so pidfs_exit() always records it.  Ask again; it is never
  * "lost" here (tests/autoreap-test.c status-race). */
 static int
-autoreap_read_exit (int fd, struct spawn_pidfd_info *pi)
+autoreap_read_exit (int fd, struct spawn_pidfd_info *pi, guint64 extra)
 {
   int i;
 
   for (i = 0; i < 100; i++)
     {
       memset (pi, 0, sizeof (*pi));
-      pi->mask = SPAWN_PIDFD_INFO_EXIT;
+      pi->mask = SPAWN_PIDFD_INFO_EXIT | extra;
       if (ioctl (fd, SPAWN_PIDFD_GET_INFO, pi) < 0)
         {
           if (errno == EINTR)
@@ -146,7 +144,7 @@ autoreap_probe_run (guint64 extra)
 
     while ((r = poll (&pfd, 1, AUTOREAP_PROBE_TIMEOUT_MS)) < 0 && errno == EINTR)
       ;
-    err = r < 0 ? -errno : r == 0 ? -ETIMEDOUT : autoreap_read_exit (fd, &pi);
+    err = r < 0 ? -errno : r == 0 ? -ETIMEDOUT : autoreap_read_exit (fd, &pi, 0);
   }
   close (fd);
   /* A status other than the child's, or an ioctl the kernel does not
@@ -232,39 +230,40 @@ autoreap_discard (SpawnChild *child)
   child->fd = -1;
 }
 
-/* Whether this kernel's exit information carries the CPU times, asked
- * once through PIDFD_INFO_SUPPORTED_MASK (6.18).  No kernel defines the
- * bit yet (AUTOREAP_PIDFD_INFO_EXIT_TIMES 0): FALSE without asking. */
+/* Whether this kernel's exit information carries the CPU times
+ * (kernel/patches-7.2), asked once through PIDFD_INFO_SUPPORTED_MASK
+ * (6.18; before it, no kernel had them either).  PIDFD_INFO_EXIT is asked
+ * too, so that the child @fd refers to being reaped already is not ESRCH.
+ * A failed ioctl is not an answer: asked again next time. */
 static gboolean
 autoreap_probe_exit_times (int fd)
 {
   static gint have = -1; /* unknown, then 0 or 1 */
   struct spawn_pidfd_info pi = { 0 };
 
-  if (AUTOREAP_PIDFD_INFO_EXIT_TIMES == 0)
-    return FALSE;
   if (g_atomic_int_get (&have) < 0)
     {
-      pi.mask = SPAWN_PIDFD_INFO_SUPPORTED_MASK;
+      pi.mask = SPAWN_PIDFD_INFO_SUPPORTED_MASK | SPAWN_PIDFD_INFO_EXIT;
       if (ioctl (fd, SPAWN_PIDFD_GET_INFO, &pi) < 0)
-        return FALSE; /* not an answer: ask again next time */
+        return FALSE;
       g_atomic_int_set (&have, (pi.mask & SPAWN_PIDFD_INFO_SUPPORTED_MASK) &&
-                               (pi.supported_mask & AUTOREAP_PIDFD_INFO_EXIT_TIMES));
+                               (pi.supported_mask & SPAWN_PIDFD_INFO_EXIT_CPUTIME));
     }
   return g_atomic_int_get (&have) == 1;
 }
 
-/* The hook for issue 36: where the exit information has CPU times, they
- * are read here from @pi (the series defines their fields).  On 7.2
- * info->have_times stays FALSE and the times 0. */
+/* The CPU times from @pi where the kernel gave them (the bit is in the
+ * returned mask): own plus waited-for descendants', as wait4() sums them,
+ * rounded down to microseconds as wait4() does.  Else have_times stays
+ * FALSE and the times 0. */
 static void
-autoreap_fill_times (SpawnExitInfo *info, const struct spawn_pidfd_info *pi,
-                     int fd)
+autoreap_fill_times (SpawnExitInfo *info, const struct spawn_pidfd_info *pi)
 {
-  if (!autoreap_probe_exit_times (fd))
+  if (!(pi->mask & SPAWN_PIDFD_INFO_EXIT_CPUTIME))
     return;
-  (void) info;
-  (void) pi;
+  info->utime_usec = (pi->exit_utime + pi->exit_cutime) / 1000;
+  info->stime_usec = (pi->exit_stime + pi->exit_cstime) / 1000;
+  info->have_times = TRUE;
 }
 
 static int
@@ -272,6 +271,7 @@ autoreap_collect (SpawnChild *child, SpawnExitInfo *info)
 {
   struct pollfd pfd = { child->fd, POLLIN, 0 };
   struct spawn_pidfd_info pi;
+  guint64 extra;
   int r;
 
   /* Not readable: still running (a recheck, a spurious wake-up); no
@@ -279,11 +279,12 @@ autoreap_collect (SpawnChild *child, SpawnExitInfo *info)
   r = poll (&pfd, 1, 0);
   if (r <= 0)
     return r == 0 || errno == EINTR ? -EAGAIN : -errno;
-  r = autoreap_read_exit (child->fd, &pi);
+  extra = autoreap_probe_exit_times (child->fd) ? SPAWN_PIDFD_INFO_EXIT_CPUTIME : 0;
+  r = autoreap_read_exit (child->fd, &pi, extra);
   if (r < 0)
     return r;
   _spawn_exit_info_from_wait_status (info, pi.exit_code, NULL);
-  autoreap_fill_times (info, &pi, child->fd);
+  autoreap_fill_times (info, &pi);
   return 0;
 }
 
