@@ -269,9 +269,8 @@ testutil_kill_pidfile (const char *path)
   g_assert_no_errno (unlink (path));
 }
 
-/* No child of ours left, running or zombie.  One that is already dead
- * may take a moment to be released (under CLONE_AUTOREAP the kernel does it
- * right after the exit report), so allow 5 s; a leaked zombie stays. */
+/* Whether the running kernel reports CPU times in PIDFD_GET_INFO's exit
+ * information (kernel/patches-7.2). */
 gboolean
 testutil_kernel_has_exit_cputime (void)
 {
@@ -295,6 +294,9 @@ testutil_backend_has_times (SpawnBackend backend)
   return backend != SPAWN_BACKEND_AUTOREAP || testutil_kernel_has_exit_cputime ();
 }
 
+/* No child of ours left, running or zombie.  One that is already dead
+ * may take a moment to be released (under CLONE_AUTOREAP the kernel does it
+ * right after the exit report), so allow 5 s; a leaked zombie stays. */
 void
 testutil_assert_no_children (void)
 {
