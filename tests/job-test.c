@@ -403,6 +403,20 @@ job_test_cgroup_job (gconstpointer data)
   return job;
 }
 
+/* A job forced into the process-group mode (LIBSPAWN_JOB_MODE), in the
+ * isolated subprocess of the case (the variable is process-wide); NULL in
+ * the test process, or when the case's backend is absent (skipped). */
+static SpawnJob *
+job_test_process_group_job (gconstpointer data)
+{
+  if (!testutil_use_backend (data))
+    return NULL;
+  if (!testutil_isolated ())
+    return NULL;
+  g_setenv ("LIBSPAWN_JOB_MODE", "process-group", TRUE);
+  return spawn_job_new ();
+}
+
 /* What we can see of our cgroup directory: entries of ours. */
 static guint
 job_test_count_cgroup_dirs (const char *job_path)
@@ -719,12 +733,9 @@ test_job_fallback_forced (gconstpointer data)
 
   g_test_summary ("LIBSPAWN_JOB_MODE=process-group: the job says so, and kill ends "
                   "the group (not the setsid() daemon: the documented limit)");
-  if (!testutil_use_backend (data))
+  job = job_test_process_group_job (data);
+  if (job == NULL)
     return;
-  if (!testutil_isolated ())
-    return;
-  g_setenv ("LIBSPAWN_JOB_MODE", "process-group", TRUE);
-  job = spawn_job_new ();
   g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_NONE);
   tree = job_tree_start_full (job, 0, "all", NULL, NULL);
   g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_PROCESS_GROUP);
@@ -1197,12 +1208,9 @@ test_job_process_group_close_lets_go (gconstpointer data)
   g_test_summary ("A close of a process-group job kills the running children and keeps "
                   "no descriptor of them, nor of the ended ones, and says it cannot see "
                   "a process that left the groups");
-  if (!testutil_use_backend (data))
+  job = job_test_process_group_job (data);
+  if (job == NULL)
     return;
-  if (!testutil_isolated ())
-    return;
-  g_setenv ("LIBSPAWN_JOB_MODE", "process-group", TRUE);
-  job = spawn_job_new ();
   /* A first child outside the job, waited for, so that what the backend
    * sets up once (the sigchld backend's eventfd) is there already. */
   child = spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0, NULL,
@@ -1423,12 +1431,9 @@ test_job_fallback_honest (gconstpointer data)
   g_test_summary ("In the process-group mode a job never says TRUE about a tree it cannot "
                   "see: with a setsid() daemon left, is_empty() and close() say FALSE, and "
                   "close() says why");
-  if (!testutil_use_backend (data))
+  job = job_test_process_group_job (data);
+  if (job == NULL)
     return;
-  if (!testutil_isolated ())
-    return;
-  g_setenv ("LIBSPAWN_JOB_MODE", "process-group", TRUE);
-  job = spawn_job_new ();
   g_assert_true (spawn_job_is_empty (job));
   tree = job_tree_start_full (job, 0, "all", NULL, NULL);
   g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_PROCESS_GROUP);
