@@ -377,22 +377,30 @@ job_test_no_cgroup (const char *why)
     g_test_skip (why);
 }
 
-static SpawnJob *
-job_test_cgroup_job (gconstpointer data)
+/* "exit 0" started in @job and waited for. */
+static void
+job_test_run_one (SpawnJob *job)
 {
   const char *argv[] = { testutil_helper, "exit", "0", NULL };
-  SpawnJob *job;
-  SpawnChild *child;
   GError *error = NULL;
+  SpawnChild *child;
 
-  if (!testutil_use_backend (data))
-    return NULL;
-  job = spawn_job_new ();
   child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
                            NULL, NULL, NULL, 0, &error);
   g_assert_no_error (error);
   g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
   spawn_child_unref (child);
+}
+
+static SpawnJob *
+job_test_cgroup_job (gconstpointer data)
+{
+  SpawnJob *job;
+
+  if (!testutil_use_backend (data))
+    return NULL;
+  job = spawn_job_new ();
+  job_test_run_one (job);
   if (spawn_job_get_mode (job) != SPAWN_JOB_MODE_CGROUP)
     {
       job_test_no_cgroup ("no writable cgroup v2 here (the job fell back on process groups; "
@@ -756,7 +764,6 @@ test_job_fallback_no_cgroup (gconstpointer data)
   g_autofree char *contents = NULL;
   const char *argv[] = { testutil_helper, "exit", "0", NULL };
   GError *error = NULL;
-  SpawnChild *child;
   g_auto (GStrv) lines = NULL;
   guint i;
 
@@ -784,12 +791,8 @@ test_job_fallback_no_cgroup (gconstpointer data)
         g_assert_cmpint (umount2 (f[4], MNT_DETACH), ==, 0);
       }
   job = spawn_job_new ();
-  child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
-                           NULL, NULL, NULL, 0, &error);
-  g_assert_no_error (error);
+  job_test_run_one (job);
   g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_PROCESS_GROUP);
-  g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
-  spawn_child_unref (child);
 
   limited = spawn_job_new ();
   spawn_job_set_pids_max (limited, 10);
@@ -1219,12 +1222,8 @@ test_job_process_group_close_lets_go (gconstpointer data)
   g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
   spawn_child_unref (child);
   fds_before = testutil_count_fds ();
-  child = spawn_job_spawn (job, NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0,
-                           NULL, NULL, NULL, 0, &error);
-  g_assert_no_error (error);
+  job_test_run_one (job);
   g_assert_cmpint (spawn_job_get_mode (job), ==, SPAWN_JOB_MODE_PROCESS_GROUP);
-  g_assert_true (spawn_child_wait (child, NULL, NULL, NULL));
-  spawn_child_unref (child);
   child = job_test_spawn_sleeper (job, 0, &error);
   g_assert_no_error (error);
   pidfd = job_test_pidfd_open (spawn_child_get_pid (child));
