@@ -20,8 +20,13 @@
 #include <unistd.h>
 
 typedef struct {
+  GMainContext *context;     /* not a reference */
+  int priority;
+} SpawnHubKey;
+
+typedef struct {
   GSource source;
-  GMainContext *context;     /* the key in hubs; not a reference */
+  SpawnHubKey key;           /* the key in hubs */
   int epfd;
   guint n_links;
 } SpawnHub;
@@ -29,14 +34,37 @@ typedef struct {
 struct _SpawnReadyLink {
   SpawnHub *hub;             /* a reference on the hub's source */
   GSource *target;           /* NULL once unlinked */
+  /* Or, for a link made by _spawn_ready_link_new_func(): called from
+   * the hub's dispatch; NULL once unlinked. */
+  SpawnReadyFunc func;
+  gpointer data;
+  gpointer (*data_ref) (gpointer data);
+  GDestroyNotify data_unref;
   int fd;                    /* in the epoll set */
   int dup_fd;                /* our dup() of the caller's fd, or -1 */
   gint fired;                /* atomic: readiness seen since the last arm */
 };
 
-/* Guards hubs, every SpawnHub's n_links and every link's target. */
+/* Guards hubs, every SpawnHub's n_links and every link's target and
+ * func. */
 static GMutex hub_lock;
-static GHashTable *hubs;     /* GMainContext * -> SpawnHub * */
+static GHashTable *hubs;     /* SpawnHubKey * -> SpawnHub * */
+
+static guint
+child_hub_key_hash (gconstpointer p)
+{
+  const SpawnHubKey *key = p;
+
+  return g_direct_hash (key->context) ^ (guint) key->priority;
+}
+
+static gboolean
+child_hub_key_equal (gconstpointer a, gconstpointer b)
+{
+  const SpawnHubKey *x = a, *y = b;
+
+  return x->context == y->context && x->priority == y->priority;
+}
 
 #define HUB_BATCH 64
 
@@ -47,11 +75,14 @@ child_hub_dispatch (GSource *source, GSourceFunc callback G_GNUC_UNUSED,
   SpawnHub *hub = (SpawnHub *) source;
   struct epoll_event ev[HUB_BATCH];
   GSource *ready[HUB_BATCH];
-  int n, i, k = 0;
+  SpawnReadyLink called[HUB_BATCH];
+  int n, i, k = 0, m = 0;
 
   /* Under the lock: a link is freed only under it, after its
-   * EPOLL_CTL_DEL, so every event names a live link; a target is
-   * cleared under it before its source can go. */
+   * EPOLL_CTL_DEL, so every event names a live link; a target or func is
+   * cleared under it before what it names can go.  A func's data is
+   * referenced here, so a link freed meanwhile (another thread) leaves
+   * it valid until the call has returned. */
   g_mutex_lock (&hub_lock);
   n = epoll_wait (hub->epfd, ev, HUB_BATCH, 0);
   for (i = 0; i < n; i++)
@@ -61,12 +92,22 @@ child_hub_dispatch (GSource *source, GSourceFunc callback G_GNUC_UNUSED,
       g_atomic_int_set (&link->fired, TRUE);
       if (link->target != NULL)
         ready[k++] = g_source_ref (link->target);
+      else if (link->func != NULL)
+        {
+          called[m] = *link;
+          called[m++].data = link->data_ref (link->data);
+        }
     }
   g_mutex_unlock (&hub_lock);
   for (i = 0; i < k; i++)
     {
       g_source_set_ready_time (ready[i], 0);
       g_source_unref (ready[i]);
+    }
+  for (i = 0; i < m; i++)
+    {
+      called[i].func (called[i].data);
+      called[i].data_unref (called[i].data);
     }
   return G_SOURCE_CONTINUE;
 }
@@ -77,8 +118,8 @@ child_hub_finalize (GSource *source)
   SpawnHub *hub = (SpawnHub *) source;
 
   g_mutex_lock (&hub_lock);
-  if (hubs != NULL && g_hash_table_lookup (hubs, hub->context) == hub)
-    g_hash_table_remove (hubs, hub->context);
+  if (hubs != NULL && g_hash_table_lookup (hubs, &hub->key) == hub)
+    g_hash_table_remove (hubs, &hub->key);
   g_mutex_unlock (&hub_lock);
   if (hub->epfd >= 0)
     close (hub->epfd);
@@ -89,19 +130,20 @@ static GSourceFuncs child_hub_funcs = {
   .finalize = child_hub_finalize,
 };
 
-/* Under hub_lock: @context's hub, made if it has none (or only one that
- * was destroyed with a context freed at the same address); a new
- * reference, or NULL with -errno in @err. */
+/* Under hub_lock: @context's hub at @priority, made if it has none (or
+ * only one that was destroyed with a context freed at the same address);
+ * a new reference, or NULL with -errno in @err. */
 static SpawnHub *
-child_hub_get (GMainContext *context, int *err)
+child_hub_get (GMainContext *context, int priority, int *err)
 {
+  SpawnHubKey key = { context, priority };
   SpawnHub *hub;
   GSource *source;
   int epfd;
 
   if (hubs == NULL)
-    hubs = g_hash_table_new (NULL, NULL);
-  hub = g_hash_table_lookup (hubs, context);
+    hubs = g_hash_table_new (child_hub_key_hash, child_hub_key_equal);
+  hub = g_hash_table_lookup (hubs, &key);
   if (hub != NULL && !g_source_is_destroyed (&hub->source))
     return (SpawnHub *) g_source_ref (&hub->source);
   epfd = epoll_create1 (EPOLL_CLOEXEC);
@@ -114,12 +156,12 @@ child_hub_get (GMainContext *context, int *err)
     }
   source = g_source_new (&child_hub_funcs, sizeof (SpawnHub));
   hub = (SpawnHub *) source;
-  hub->context = context;
+  hub->key = key;
   hub->epfd = epfd;
   g_source_set_static_name (source, "libspawn child hub");
-  g_source_set_priority (source, G_MININT);
+  g_source_set_priority (source, priority);
   g_source_add_unix_fd (source, epfd, G_IO_IN);
-  g_hash_table_insert (hubs, context, hub);
+  g_hash_table_insert (hubs, &hub->key, hub);
   /* The context's reference keeps it while it is attached; links hold
    * their own.  Attaching takes the context's lock, never ours. */
   g_source_attach (source, context);
@@ -148,40 +190,28 @@ child_hub_add_fd (SpawnReadyLink *link, int fd)
   return -errno;
 }
 
-/**
- * _spawn_ready_link_new:
- * @target: the source to make ready (not a reference: @target unlinks in
- *   its dispose function at the latest)
- * @fd: a descriptor that turns readable once (a child's fd)
- * @context: @target's context
- * @err: (out): -errno on failure
- *
- * Puts @fd in @context's hub: when it turns readable, @target's ready
- * time is set to 0.  One-shot: _spawn_ready_link_rearm() asks again.
- *
- * Returns: (transfer full) (nullable): the link, or %NULL with @err set
- */
-SpawnReadyLink *
-_spawn_ready_link_new (GSource *target, int fd, GMainContext *context, int *err)
+/* Puts @link's fd in the hub of (@context, @priority); frees @link and
+ * returns NULL with @err set on failure. */
+static SpawnReadyLink *
+child_hub_link (SpawnReadyLink *link, int fd, GMainContext *context, int priority,
+                int *err)
 {
-  SpawnReadyLink *link = g_new0 (SpawnReadyLink, 1);
   gboolean unused = FALSE;
   SpawnHub *hub;
 
   link->dup_fd = -1;
-  link->target = target;
   g_mutex_lock (&hub_lock);
-  hub = child_hub_get (context, err);
+  hub = child_hub_get (context, priority, err);
   if (hub != NULL)
     {
       link->hub = hub;
       *err = child_hub_add_fd (link, fd);
       if (*err == 0)
         hub->n_links++;
-      else if (hub->n_links == 0 && g_hash_table_lookup (hubs, context) == hub)
+      else if (hub->n_links == 0 && g_hash_table_lookup (hubs, &hub->key) == hub)
         {
           /* A hub made for this link alone: not left behind. */
-          g_hash_table_remove (hubs, context);
+          g_hash_table_remove (hubs, &hub->key);
           unused = TRUE;
         }
     }
@@ -200,6 +230,60 @@ _spawn_ready_link_new (GSource *target, int fd, GMainContext *context, int *err)
   return link;
 }
 
+/**
+ * _spawn_ready_link_new:
+ * @target: the source to make ready (not a reference: @target unlinks in
+ *   its dispose function at the latest)
+ * @fd: a descriptor that turns readable once (a child's fd)
+ * @context: @target's context
+ * @err: (out): -errno on failure
+ *
+ * Puts @fd in @context's hub: when it turns readable, @target's ready
+ * time is set to 0.  One-shot: _spawn_ready_link_rearm() asks again.
+ *
+ * Returns: (transfer full) (nullable): the link, or %NULL with @err set
+ */
+SpawnReadyLink *
+_spawn_ready_link_new (GSource *target, int fd, GMainContext *context, int *err)
+{
+  SpawnReadyLink *link = g_new0 (SpawnReadyLink, 1);
+
+  link->target = target;
+  return child_hub_link (link, fd, context, G_MININT, err);
+}
+
+/**
+ * _spawn_ready_link_new_func:
+ * @fd: a descriptor that turns readable once (a child's fd)
+ * @context: the context whose thread calls @func
+ * @priority: the priority @func is called at
+ * @func: called from the hub's dispatch when @fd turns readable
+ * @data: for @func
+ * @data_ref: takes a reference on @data (under the hub's lock: atomic)
+ * @data_unref: drops it
+ *
+ * As _spawn_ready_link_new(), with no GSource of the caller's: the hub
+ * of (@context, @priority) calls @func itself, holding a reference on
+ * @data for the call.  Once _spawn_ready_link_free() has returned, no
+ * call begins (one under way may still run, in the context's thread).
+ *
+ * Returns: (transfer full) (nullable): the link, or %NULL with @err set
+ */
+SpawnReadyLink *
+_spawn_ready_link_new_func (int fd, GMainContext *context, int priority,
+                            SpawnReadyFunc func, gpointer data,
+                            gpointer (*data_ref) (gpointer data),
+                            GDestroyNotify data_unref, int *err)
+{
+  SpawnReadyLink *link = g_new0 (SpawnReadyLink, 1);
+
+  link->func = func;
+  link->data = data;
+  link->data_ref = data_ref;
+  link->data_unref = data_unref;
+  return child_hub_link (link, fd, context, priority, err);
+}
+
 /* Whether the fd turned readable since the link was made or re-armed;
  * clears the answer. */
 gboolean
@@ -215,7 +299,7 @@ _spawn_ready_link_rearm (SpawnReadyLink *link)
   struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.ptr = link };
 
   g_mutex_lock (&hub_lock);
-  if (link->target != NULL)
+  if (link->target != NULL || link->func != NULL)
     epoll_ctl (link->hub->epfd, EPOLL_CTL_MOD, link->fd, &ev);
   g_mutex_unlock (&hub_lock);
 }
@@ -235,9 +319,10 @@ _spawn_ready_link_free (SpawnReadyLink *link)
   g_mutex_lock (&hub_lock);
   epoll_ctl (hub->epfd, EPOLL_CTL_DEL, link->fd, NULL);
   link->target = NULL;
+  link->func = NULL;
   last = --hub->n_links == 0;
-  if (last && g_hash_table_lookup (hubs, hub->context) == hub)
-    g_hash_table_remove (hubs, hub->context);
+  if (last && g_hash_table_lookup (hubs, &hub->key) == hub)
+    g_hash_table_remove (hubs, &hub->key);
   g_mutex_unlock (&hub_lock);
   if (link->dup_fd >= 0)
     close (link->dup_fd);

@@ -44,6 +44,12 @@ SpawnReadyLink *_spawn_ready_link_new (GSource *target, int fd, GMainContext *co
 gboolean _spawn_ready_link_take_fired (SpawnReadyLink *link);
 void _spawn_ready_link_rearm (SpawnReadyLink *link);
 void _spawn_ready_link_free (SpawnReadyLink *link);
+/* Or, with no GSource: the hub of (@context, @priority) calls @func. */
+typedef void (*SpawnReadyFunc) (gpointer data);
+SpawnReadyLink *_spawn_ready_link_new_func (int fd, GMainContext *context, int priority,
+                                            SpawnReadyFunc func, gpointer data,
+                                            gpointer (*data_ref) (gpointer data),
+                                            GDestroyNotify data_unref, int *err);
 
 /* Defined in base/fd.c; offered here so that process/ needs no view of
  * base/. */
