@@ -371,6 +371,67 @@ test_destroy_other_thread (gconstpointer data)
   testutil_assert_no_children ();
 }
 
+/* An ID GLib has just given out in @ctx: attach and destroy an idle. */
+static guint
+mark_source_id (GMainContext *ctx)
+{
+  GSource *mark = g_idle_source_new ();
+  guint id = g_source_attach (mark, ctx);
+
+  g_source_destroy (mark);
+  g_source_unref (mark);
+  return id;
+}
+
+static void
+test_process_attaches_no_source (gconstpointer data)
+{
+  SpawnProcess *procs[N_PROCESSES];
+  guint first, last, id, attached = 0;
+  int remaining = N_PROCESSES, i;
+  GMainContext *ctx;
+
+  g_test_summary ("100 SpawnProcesses without pipes or deadlines attach no GSource "
+                  "per process to the context (GLib walks every attached source in "
+                  "every iteration); each still finishes");
+  if (!testutil_use_backend (data))
+    return;
+  if (testutil_backend (data) == SPAWN_BACKEND_SIGCHLD &&
+      g_strcmp0 (g_getenv ("LIBSPAWN_SIGCHLD_NO_PIDFD"), "1") == 0)
+    {
+      g_test_skip ("LIBSPAWN_SIGCHLD_NO_PIDFD=1: each sigchld child is rechecked "
+                   "on a timer, a deadline of its process's source");
+      return;
+    }
+  ctx = g_main_context_new ();
+  g_main_context_push_thread_default (ctx);
+  first = mark_source_id (ctx);
+  for (i = 0; i < N_PROCESSES; i++)
+    {
+      procs[i] = testutil_helper_process ("sleep", "60000", NULL);
+      spawn_process_set_channel_mode (procs[i], SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_FORWARD);
+      spawn_process_set_channel_mode (procs[i], SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_FORWARD);
+      g_signal_connect (procs[i], "finished", G_CALLBACK (on_process_finished),
+                        &remaining);
+      testutil_start_ok (procs[i]);
+    }
+  last = mark_source_id (ctx);
+  for (id = first + 1; id < last; id++)
+    if (g_main_context_find_source_by_id (ctx, id) != NULL)
+      attached++;
+  g_test_message ("%u sources attached for %d processes", attached, N_PROCESSES);
+  g_assert_cmpuint (attached, <=, 2);
+  for (i = 0; i < N_PROCESSES; i++)
+    g_assert_true (spawn_process_kill (procs[i], NULL));
+  iterate_until_zero (ctx, &remaining);
+  for (i = 0; i < N_PROCESSES; i++)
+    g_object_unref (procs[i]);
+  g_assert_cmpint (count_epoll_fds (), ==, 0);
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
+  testutil_assert_no_children ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -380,6 +441,7 @@ main (int argc, char **argv)
     { "priorities", test_priorities },
     { "same-child-twice", test_same_child_twice },
     { "destroy-other-thread", test_destroy_other_thread },
+    { "process-attaches-no-source", test_process_attaches_no_source },
   };
 
   testutil_init (&argc, &argv);

@@ -202,7 +202,10 @@ channel_watch_stdin (SpawnProcess *self)
   if (c->fd < 0 || self->source == NULL)
     return;
   if (_spawn_process_pending (c) > 0 && c->tag == NULL)
-    c->tag = g_source_add_unix_fd (self->source, c->fd, G_IO_OUT);
+    {
+      c->tag = g_source_add_unix_fd (self->source, c->fd, G_IO_OUT);
+      _spawn_process_attach_source (self);
+    }
   else if (_spawn_process_pending (c) == 0 && c->tag != NULL)
     {
       /* Nothing to say: a closed reader would keep POLLERR raised. */
@@ -322,7 +325,10 @@ _spawn_process_watch_output (SpawnProcess *self, SpawnProcessChannel i)
   /* Out of the source rather than polled for nothing: a pipe whose
    * writers are gone keeps POLLHUP raised, whatever the events asked. */
   if (want && c->tag == NULL)
-    c->tag = g_source_add_unix_fd (self->source, c->fd, G_IO_IN);
+    {
+      c->tag = g_source_add_unix_fd (self->source, c->fd, G_IO_IN);
+      _spawn_process_attach_source (self);
+    }
   else if (!want && c->tag != NULL)
     {
       g_source_remove_unix_fd (self->source, c->tag);

@@ -150,6 +150,18 @@ struct _SpawnProcess {
   } end;
 };
 
+/* A run attaches its source only once it has something of its own to
+ * poll or a time to wake, a pipe or a deadline (docs/design.md,
+ * "Thousands of children"); until then the hub calls it.  Not before
+ * run_start() has the context: it attaches then. */
+static inline void
+_spawn_process_attach_source (SpawnProcess *self)
+{
+  if (self->source != NULL && self->context != NULL &&
+      g_source_get_context (self->source) == NULL)
+    g_source_attach (self->source, self->context);
+}
+
 /* What a blocking wait waits for; the source waits for nothing. */
 typedef enum {
   WAIT_NOTHING,
@@ -311,6 +323,7 @@ void _spawn_process_events (SpawnProcess *self, const GIOCondition revents[4],
 /* The earliest of the kill deadline and the next recheck (monotonic µs),
  * or -1 for none. */
 gint64 _spawn_process_next_wakeup (SpawnProcess *self);
+
 /* Closes the channels, destroys the source and drops the child. */
 void _spawn_process_release_running (SpawnProcess *self);
 /* Lets an end held for communicate() come once nobody reads an open pipe

@@ -99,7 +99,11 @@ _spawn_process_next_wakeup (SpawnProcess *self)
 static void
 run_update_ready_time (SpawnProcess *self)
 {
-  g_source_set_ready_time (self->source, _spawn_process_next_wakeup (self));
+  gint64 next = _spawn_process_next_wakeup (self);
+
+  if (next >= 0)
+    _spawn_process_attach_source (self);
+  g_source_set_ready_time (self->source, next);
 }
 
 static gboolean
@@ -128,21 +132,49 @@ static GSourceFuncs run_source_funcs = {
   .dispatch = run_source_dispatch,
 };
 
-/* The child's fd into the hub of the run's context; if no epoll fd can
- * be had, polled by the source itself (the link's -errno is no reason to
- * fail a run that has started). */
+/* A run with no pipe and no deadline attaches no source (GLib walks
+ * every attached source in every iteration, docs/design.md "Thousands of
+ * children"): the hub of its context, at the source's priority, calls
+ * this when the child's fd turns readable.  The hub holds a reference on
+ * @data for the call. */
+static void
+run_child_ready (gpointer data)
+{
+  SpawnProcess *self = data;
+  GIOCondition revents[4] = { 0, 0, 0, G_IO_IN };
+
+  _spawn_process_events (self, revents, WAIT_NOTHING);
+  /* Still running (a sigchld wake-up before the end): ask again. */
+  if (self->child_link != NULL)
+    _spawn_ready_link_rearm (self->child_link);
+}
+
+/* The child's fd into the hub of the run's context: as a link that
+ * makes the source ready if the source is attached (one dispatch then
+ * sees the pipes first, the child after), else as one the hub calls (a
+ * source attached later leaves it so: the end drains the pipes before
+ * "finished" whichever dispatch sees it first); if
+ * no epoll fd can be had, polled by the source itself (the link's -errno
+ * is no reason to fail a run that has started). */
 static void
 run_watch_child (SpawnProcess *self)
 {
   int fd = spawn_child_get_fd (self->child);
   int err = 0;
 
-  self->child_link = _spawn_ready_link_new (self->source, fd, self->context, &err);
+  if (g_source_get_context (self->source) != NULL)
+    self->child_link = _spawn_ready_link_new (self->source, fd, self->context, &err);
+  else
+    self->child_link = _spawn_ready_link_new_func (fd, self->context,
+                                                   g_source_get_priority (self->source),
+                                                   run_child_ready, self, g_object_ref,
+                                                   g_object_unref, &err);
   if (self->child_link == NULL)
     {
       g_debug ("SpawnProcess “%s” polls its child's fd itself: %s",
                _spawn_process_program (self), g_strerror (-err));
       self->child_tag = g_source_add_unix_fd (self->source, fd, G_IO_IN);
+      _spawn_process_attach_source (self);
     }
 }
 
@@ -645,14 +677,16 @@ run_start (SpawnProcess *self, GError **error)
   if (_spawn_child_get_recheck_interval (child) > 0)
     self->next_recheck = g_get_monotonic_time () +
                          _spawn_child_get_recheck_interval (child) * 1000;
-  run_update_ready_time (self);
   /* Ours until the end of the run: a thread that pops and frees the
    * context it started us from must not take the watch with it (a wait
    * then finds the context, owned by nobody, and runs it itself). */
   g_mutex_lock (&self->context_lock);
   self->context = g_main_context_ref_thread_default ();
   g_mutex_unlock (&self->context_lock);
-  g_source_attach (self->source, self->context);
+  for (i = SPAWN_PROCESS_STDOUT; i <= SPAWN_PROCESS_STDERR; i++)
+    if (self->channels[i].tag != NULL)
+      _spawn_process_attach_source (self);
+  run_update_ready_time (self);
   run_watch_child (self);
 
   run_set_state (self, SPAWN_PROCESS_RUNNING);
