@@ -5,10 +5,12 @@
  * libspawn, measured, one experiment per guarantee (docs/kernels.md).
  *
  *   guarantees [--expect FILE] [--kernel NAME] [--only GUARANTEE]
+ *              [--backend NAME]
  *
  * Each experiment uses the backend the library picks on this kernel (the
- * environment's LIBSPAWN_BACKEND and LIBSPAWN_KILL_ON_CLOSE are dropped)
- * and answers yes or no with what it saw:
+ * environment's LIBSPAWN_BACKEND and LIBSPAWN_KILL_ON_CLOSE are dropped;
+ * --backend forces one instead, to see the experiments tell backends
+ * apart) and answers yes or no with what it saw:
  *   status-never-lost     examples/library-safety's three applications (a
  *                         reaping SIGCHLD handler, a waitpid(-1) thread,
  *                         SIGCHLD ignored), each against 5 library children:
@@ -181,6 +183,19 @@ sigchld_seen_from (pid_t pid)
   return FALSE;
 }
 
+/* Put back what was there before ours, unless the sigchld backend has
+ * since put its own handler over ours (it chains to ours, which only
+ * counts): removing it would leave that backend without its reaper. */
+static void
+sigchld_restore (const struct sigaction *old)
+{
+  struct sigaction now;
+
+  sigaction (SIGCHLD, NULL, &now);
+  if ((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == sigchld_record)
+    sigaction (SIGCHLD, old, NULL);
+}
+
 static SpawnChild *
 spawn_self (const Context *ctx, const char *mode, const char *arg, GError **error)
 {
@@ -209,7 +224,7 @@ measure_no_sigchld (const Context *ctx, GString *evidence)
     {
       g_string_printf (evidence, "spawn or wait: %s", error->message);
       g_clear_pointer (&child, spawn_child_unref);
-      sigaction (SIGCHLD, &old, NULL);
+      sigchld_restore (&old);
       return ANSWER_ERROR;
     }
   pid = spawn_child_get_pid (child);
@@ -221,7 +236,7 @@ measure_no_sigchld (const Context *ctx, GString *evidence)
   while (!sigchld_seen_from (pid) && guarantees_now_ms () < until)
     g_usleep (10 * 1000);
   sigpending (&pending);
-  sigaction (SIGCHLD, &old, NULL);
+  sigchld_restore (&old);
   if (sigchld_seen_from (pid))
     {
       g_string_printf (evidence, "the application's SIGCHLD handler ran for the "
@@ -713,8 +728,9 @@ run_all (const Context *ctx, const char *kernel, char **expect, const char *only
   guint i;
 
   uname (&u);
-  printf ("# kernel: %s, Linux %s\n# backend: %s (the library's choice here)\n", kernel,
-          u.release, backend);
+  printf ("# kernel: %s, Linux %s\n# backend: %s (%s)\n", kernel, u.release, backend,
+          g_getenv ("LIBSPAWN_BACKEND") != NULL ? "forced with --backend" :
+          "the library's choice here");
   for (i = 0; i < G_N_ELEMENTS (guarantees); i++)
     {
       GString *evidence;
@@ -788,7 +804,7 @@ int
 main (int argc, char **argv)
 {
   g_autofree char *self = NULL, *dir = NULL, *safety = NULL, *sleeper = NULL;
-  const char *expect_file = NULL, *only = NULL;
+  const char *expect_file = NULL, *only = NULL, *backend = NULL;
   const char *kernel = g_getenv ("LIBSPAWN_VM_KERNEL");
   g_auto (GStrv) expect = NULL;
   g_autofree char *text = NULL;
@@ -809,10 +825,12 @@ main (int argc, char **argv)
         kernel = argv[++i];
       else if (g_str_equal (argv[i], "--only") && i + 1 < argc)
         only = argv[++i];
+      else if (g_str_equal (argv[i], "--backend") && i + 1 < argc)
+        backend = argv[++i];
       else
         {
-          fprintf (stderr, "usage: %s [--expect FILE] [--kernel NAME] [--only GUARANTEE]\n",
-                   argv[0]);
+          fprintf (stderr, "usage: %s [--expect FILE] [--kernel NAME] [--only GUARANTEE] "
+                   "[--backend NAME]\n", argv[0]);
           return 2;
         }
     }
@@ -827,8 +845,12 @@ main (int argc, char **argv)
         }
       expect = g_strsplit (text, "\n", -1);
     }
-  /* The library's own choice, whatever the caller's environment forces. */
-  g_unsetenv ("LIBSPAWN_BACKEND");
+  /* The library's own choice, whatever the caller's environment forces;
+   * or, with --backend, that one here and in library-safety's rows. */
+  if (backend != NULL)
+    g_setenv ("LIBSPAWN_BACKEND", backend, TRUE);
+  else
+    g_unsetenv ("LIBSPAWN_BACKEND");
   g_unsetenv ("LIBSPAWN_KILL_ON_CLOSE");
   self = g_canonicalize_filename (argv[0], NULL);
   dir = g_path_get_dirname (self);
