@@ -69,13 +69,15 @@ test_release (void)
   const char *want;
 
   g_test_summary ("every guest variant boots a 6.1 kernel, but modern "
-                  "and modern-patched, which boot 7.2");
+                  "and modern-patched, which boot 7.2, and lts612, which "
+                  "boots 6.12");
   if (g_str_equal (kernel_variant (), "host"))
     {
       g_test_skip ("on the host kernel, not in a guest");
       return;
     }
-  want = kernel_is_modern () ? "7.2." : "6.1.";
+  want = kernel_is_modern () ? "7.2." :
+         g_str_equal (kernel_variant (), "lts612") ? "6.12." : "6.1.";
   g_assert_cmpint (uname (&u), ==, 0);
   g_test_message ("release %s, want %s*", u.release, want);
   g_assert_true (g_str_has_prefix (u.release, want));
