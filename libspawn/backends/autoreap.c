@@ -105,6 +105,26 @@ autoreap_read_exit (int fd, struct spawn_pidfd_info *pi, guint64 extra)
   return -EAGAIN;
 }
 
+/* autoreap_read_exit() for the probe, which has no watch to come back:
+ * a child preempted between exit_notify() and release_task() (a loaded
+ * machine, a TCG guest) can outlast its hundred sched_yield()s, and a
+ * probe's -EAGAIN fails the spawn that asked.  The pidfd has turned
+ * readable, so the status is on its way: ask again, a millisecond apart,
+ * within the probe's timeout. */
+static int
+autoreap_probe_read_exit (int fd, struct spawn_pidfd_info *pi)
+{
+  int err, waited_ms;
+
+  for (waited_ms = 0;; waited_ms++)
+    {
+      err = autoreap_read_exit (fd, pi, 0);
+      if (err != -EAGAIN || waited_ms >= AUTOREAP_PROBE_TIMEOUT_MS)
+        return err;
+      g_usleep (1000);
+    }
+}
+
 /* Start a child that exits at once, with @extra flags, every signal
  * blocked (it runs on our memory until it exits); wait for its report.
  * 0 if the kernel took the flags and reported exit status 0 through the
@@ -144,7 +164,7 @@ autoreap_probe_run (guint64 extra)
 
     while ((r = poll (&pfd, 1, AUTOREAP_PROBE_TIMEOUT_MS)) < 0 && errno == EINTR)
       ;
-    err = r < 0 ? -errno : r == 0 ? -ETIMEDOUT : autoreap_read_exit (fd, &pi, 0);
+    err = r < 0 ? -errno : r == 0 ? -ETIMEDOUT : autoreap_probe_read_exit (fd, &pi);
   }
   close (fd);
   /* A status other than the child's, or an ioctl the kernel does not
