@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "failnth.h"
 #include "proc-scan.h"
 
 #define NR_CLONE4 1000
@@ -110,21 +111,6 @@ clone4_exiting_child (uint64_t flags, struct clone4_args *args)
   return ret;
 }
 
-static int
-write_file (const char *path, const char *value)
-{
-  int fd = open (path, O_WRONLY | O_CLOEXEC);
-  ssize_t n;
-  int err;
-
-  if (fd < 0)
-    return -errno;
-  n = write (fd, value, strlen (value));
-  err = n < 0 ? -errno : 0;
-  close (fd);
-  return err;
-}
-
 /* Waits up to five seconds for an autoreaped child to disappear. */
 static int
 wait_gone (pid_t pid)
@@ -172,29 +158,6 @@ collect (uint64_t flags, pid_t pid, int fd, int point)
   }
 }
 
-/* How many fault points were left to pass when the call returned; 0 when
- * the fault was injected.  Leaves fail-nth at 0.  Nothing may run between
- * the call and this: every fault point passed counts down, and so do the
- * user copies of this very read and write -- which is why a read that
- * fails with EFAULT means "1 left" (its own copy took it), and a failed
- * reset still leaves the counter at 0 (its copy was the last point). */
-static int
-read_remaining (int nth_fd)
-{
-  char buf[32];
-  ssize_t len = pread (nth_fd, buf, sizeof buf - 1, 0);
-  int saved_errno = errno;
-
-  if (pwrite (nth_fd, "0", 1, 0) < 0 && errno != EFAULT)
-    return -errno;
-  if (pwrite (nth_fd, "0", 1, 0) < 0)
-    return -errno;
-  if (len < 0)
-    return saved_errno == EFAULT ? 1 : -saved_errno;
-  buf[len] = '\0';
-  return atoi (buf);
-}
-
 struct combination {
   const char *name;
   uint64_t flags;
@@ -229,7 +192,7 @@ run_combination (const struct combination *c, int nth_fd, int *passed, int *fail
       break;
     }
     ret = clone4_exiting_child (c->flags, &args);
-    remaining = read_remaining (nth_fd);
+    remaining = failnth_remaining (nth_fd);
     if (remaining < 0) {
       fail ("reading fail-nth after point %d: %s", n, strerror (-remaining));
       if (ret > 0)
@@ -290,92 +253,6 @@ run_combination (const struct combination *c, int nth_fd, int *passed, int *fail
   }
   fflush (stdout);
   return points;
-}
-
-/* Lets fail-nth reach every allocation: by default failslab and
- * fail_page_alloc skip those that may sleep (nearly all of clone's), and
- * every injected fault prints a stack trace. */
-static int
-configure_injection (void)
-{
-  static const struct { const char *path, *value; } knobs[] = {
-    { "/sys/kernel/debug/failslab/ignore-gfp-wait", "N" },
-    { "/sys/kernel/debug/failslab/verbose", "0" },
-    { "/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N" },
-    { "/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem", "N" },
-    { "/sys/kernel/debug/fail_page_alloc/min-order", "0" },
-    { "/sys/kernel/debug/fail_page_alloc/verbose", "0" },
-    { "/sys/kernel/debug/fail_usercopy/verbose", "0" },
-  };
-
-  for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
-    int err = write_file (knobs[i].path, knobs[i].value);
-
-    if (err) {
-      printf ("# %s: %s\n", knobs[i].path, strerror (-err));
-      return err;
-    }
-  }
-  return 0;
-}
-
-/* FAILNTH_EXPECT=on (tests/run-guest, debug guest): this kernel has fault
- * injection and kmemleak, so not finding them is a failure, not a skip. */
-static int
-expected (void)
-{
-  const char *e = getenv ("FAILNTH_EXPECT");
-
-  return e && strcmp (e, "on") == 0;
-}
-
-/* kmemleak reports objects unreferenced for five seconds: scan, wait,
- * scan, then read what it found. */
-static void
-check_kmemleak (void)
-{
-  const char *path = "/sys/kernel/debug/kmemleak";
-  char buf[4096];
-  ssize_t len;
-  int fd;
-
-  tap_n++;
-  if ((fd = write_file (path, "scan")) < 0) {
-    /* Only a missing file means "no kmemleak": any other error (EPERM once
-     * it has turned itself off) hides leaks, and so does a skip where the
-     * run expects a debug kernel. */
-    if (fd != -ENOENT || expected ()) {
-      tap_failed++;
-      printf ("not ok %d kmemleak: first scan: %s\n", tap_n, strerror (-fd));
-    } else {
-      printf ("ok %d kmemleak # SKIP no %s: kernel without CONFIG_DEBUG_KMEMLEAK\n", tap_n, path);
-    }
-    return;
-  }
-  sleep (6);
-  /* kmemleak turns itself off when it runs out of metadata (an injected
-   * fault may do that): then it would report nothing, silently. */
-  if ((fd = write_file (path, "scan")) < 0) {
-    tap_failed++;
-    printf ("not ok %d kmemleak: second scan: %s (disabled meanwhile?)\n", tap_n, strerror (-fd));
-    return;
-  }
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  len = fd < 0 ? -1 : read (fd, buf, sizeof buf - 1);
-  if (fd >= 0)
-    close (fd);
-  if (len < 0) {
-    tap_failed++;
-    printf ("not ok %d kmemleak: reading %s: %s\n", tap_n, path, strerror (errno));
-  } else if (len > 0) {
-    buf[len] = '\0';
-    tap_failed++;
-    printf ("not ok %d kmemleak: it reports a leak:\n", tap_n);
-    for (char *line = strtok (buf, "\n"); line; line = strtok (NULL, "\n"))
-      printf ("#   %s\n", line);
-  } else {
-    printf ("ok %d kmemleak: no report after the runs\n", tap_n);
-  }
 }
 
 /* The cgroup v2 mount point, from /proc/self/mountinfo; 0 if none. */
@@ -467,7 +344,7 @@ remove_run_cgroup (const char *path)
 static int
 skip_all (const char *why)
 {
-  if (expected ())
+  if (failnth_expected ())
     return printf ("not ok 1 clone4-failnth: FAILNTH_EXPECT=on, but %s\n1..1\n", why), 1;
   printf ("ok 1 clone4-failnth # SKIP %s\n1..1\n", why);
   return 0;
@@ -511,7 +388,7 @@ main (void)
     return skip_all ("no /proc/thread-self/fail-nth: kernel without CONFIG_FAULT_INJECTION");
   if (geteuid () != 0)
     return skip_all ("not root: fault injection is configured through debugfs");
-  if (configure_injection () < 0)
+  if (failnth_configure () < 0)
     return skip_all ("debugfs fault-injection knobs not writable (CONFIG_FAULT_INJECTION_DEBUG_FS, "
                      "FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_USERCOPY)");
   nth_fd = open ("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
@@ -549,7 +426,7 @@ main (void)
   close (nth_fd);
   remove_run_cgroup (cgroup_path);
   printf ("# %d fault points: %d passed, %d failed\n", total, passed, failed);
-  check_kmemleak ();
+  tap_failed += failnth_check_kmemleak (++tap_n);
   printf ("1..%d\n", tap_n);
   return tap_failed ? 1 : 0;
 }

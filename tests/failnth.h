@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ * SPDX-FileCopyrightText: 2026 The libspawn authors
+ */
+/* failnth.h - what clone4-failnth and pidfd-failnth share: the knobs of
+ * the kernel's fault injection, /proc/thread-self/fail-nth's counter, and
+ * a kmemleak scan as one TAP line.
+ */
+#pragma once
+
+/* Writes @value to @path; 0 or -errno. */
+int failnth_write_file (const char *path, const char *value);
+
+/* Lets fail-nth reach every allocation and user copy of the caller, and
+ * keeps the injected faults quiet; 0 or -errno (the knob's name printed
+ * as a TAP comment). */
+int failnth_configure (void);
+
+/* How many fault points were left to pass when the call before returned;
+ * 0 when the fault was injected, -errno if the counter cannot be read.
+ * Leaves fail-nth at 0.  Nothing may run between that call and this. */
+int failnth_remaining (int nth_fd);
+
+/* FAILNTH_EXPECT=on (tests/run-guest, debug guests): the kernel has fault
+ * injection and kmemleak, so not finding them is a failure, not a skip. */
+int failnth_expected (void);
+
+/* Scans for leaks twice (kmemleak waits five seconds before it reports an
+ * object) and prints TAP line @tap_n; 1 if it failed, 0 if it passed or
+ * skipped (no kmemleak, and not expected). */
+int failnth_check_kmemleak (int tap_n);
