@@ -344,7 +344,7 @@ remove_run_cgroup (const char *path)
 static int
 skip_all (const char *why)
 {
-  if (failnth_expected ())
+  if (failnth_expected ("FAILNTH_EXPECT"))
     return printf ("not ok 1 clone4-failnth: FAILNTH_EXPECT=on, but %s\n1..1\n", why), 1;
   printf ("ok 1 clone4-failnth # SKIP %s\n1..1\n", why);
   return 0;
@@ -426,7 +426,7 @@ main (void)
   close (nth_fd);
   remove_run_cgroup (cgroup_path);
   printf ("# %d fault points: %d passed, %d failed\n", total, passed, failed);
-  tap_failed += failnth_check_kmemleak (++tap_n);
+  tap_failed += failnth_check_kmemleak (++tap_n, failnth_expected ("FAILNTH_EXPECT"));
   printf ("1..%d\n", tap_n);
   return tap_failed ? 1 : 0;
 }

@@ -20,11 +20,13 @@ int failnth_configure (void);
  * Leaves fail-nth at 0.  Nothing may run between that call and this. */
 int failnth_remaining (int nth_fd);
 
-/* FAILNTH_EXPECT=on (tests/run-guest, debug guests): the kernel has fault
- * injection and kmemleak, so not finding them is a failure, not a skip. */
-int failnth_expected (void);
+/* Whether the environment variable @name is "on" (tests/run-guest sets
+ * FAILNTH_EXPECT in the debug guest, PIDFD_FAILNTH_EXPECT in modern-debug):
+ * the kernel has the calls under test, fault injection and kmemleak, so
+ * not finding them is a failure, not a skip. */
+int failnth_expected (const char *name);
 
 /* Scans for leaks twice (kmemleak waits five seconds before it reports an
  * object) and prints TAP line @tap_n; 1 if it failed, 0 if it passed or
- * skipped (no kmemleak, and not expected). */
-int failnth_check_kmemleak (int tap_n);
+ * skipped (no kmemleak, and not @expected). */
+int failnth_check_kmemleak (int tap_n, int expected);
