@@ -68,22 +68,6 @@ struct clonefd_info {
 
 static int tap_n, tap_failed;
 static int cgroup_fd = -1; /* the run's cgroup, for CLONE_INTO_CGROUP */
-static char failure[512]; /* the first failure of the current combination */
-
-static void
-fail (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-
-static void
-fail (const char *fmt, ...)
-{
-  va_list ap;
-
-  if (failure[0])
-    return;
-  va_start (ap, fmt);
-  vsnprintf (failure, sizeof failure, fmt, ap);
-  va_end (ap);
-}
 
 /* clone4() whose child exits at once with CHILD_STATUS, without touching
  * memory: so it is safe with CLONE_VM and without a stack of its own, and
@@ -133,28 +117,28 @@ collect (uint64_t flags, pid_t pid, int fd, int point)
     struct clonefd_info info;
 
     if (fd < 0 || fcntl (fd, F_GETFD) < 0) {
-      fail ("point %d: call succeeded but *clonefd = %d is no descriptor", point, fd);
+      failnth_fail ("point %d: call succeeded but *clonefd = %d is no descriptor", point, fd);
       return;
     }
     if (poll (&p, 1, 10000) != 1)
-      fail ("point %d: clone fd never became readable", point);
+      failnth_fail ("point %d: clone fd never became readable", point);
     else if (read (fd, &info, sizeof info) != (ssize_t) sizeof info)
-      fail ("point %d: read of the clone fd: %s", point, strerror (errno));
+      failnth_fail ("point %d: read of the clone fd: %s", point, strerror (errno));
     else if (info.code != CLD_EXITED || info.status != CHILD_STATUS)
-      fail ("point %d: report code %u status %u, wanted CLD_EXITED %d", point,
+      failnth_fail ("point %d: report code %u status %u, wanted CLD_EXITED %d", point,
             info.code, info.status, CHILD_STATUS);
     close (fd);
   }
   if (flags & CLONE_AUTOREAP_) {
     if (wait_gone (pid) < 0)
-      fail ("point %d: autoreaped child %d still there after 5 s", point, pid);
+      failnth_fail ("point %d: autoreaped child %d still there after 5 s", point, pid);
   } else {
     int status;
 
     if (waitpid (pid, &status, __WALL) != pid)
-      fail ("point %d: waitpid(%d): %s", point, pid, strerror (errno));
+      failnth_fail ("point %d: waitpid(%d): %s", point, pid, strerror (errno));
     else if (!WIFEXITED (status) || WEXITSTATUS (status) != CHILD_STATUS)
-      fail ("point %d: child status 0x%x", point, status);
+      failnth_fail ("point %d: child status 0x%x", point, status);
   }
 }
 
@@ -188,13 +172,13 @@ run_combination (const struct combination *c, int nth_fd, int *passed, int *fail
 
     snprintf (buf, sizeof buf, "%d", n);
     if (pwrite (nth_fd, buf, strlen (buf), 0) < 0) {
-      fail ("writing %d to fail-nth: %s", n, strerror (errno));
+      failnth_fail ("writing %d to fail-nth: %s", n, strerror (errno));
       break;
     }
     ret = clone4_exiting_child (c->flags, &args);
     remaining = failnth_remaining (nth_fd);
     if (remaining < 0) {
-      fail ("reading fail-nth after point %d: %s", n, strerror (-remaining));
+      failnth_fail ("reading fail-nth after point %d: %s", n, strerror (-remaining));
       if (ret > 0)
         collect (c->flags, ret, slot, n);
       break;
@@ -204,7 +188,7 @@ run_combination (const struct combination *c, int nth_fd, int *passed, int *fail
       /* The call passed fewer than n points: it ran untouched, and must
        * have worked. */
       if (ret < 0)
-        fail ("untouched call (n = %d) failed: %s", n, strerror ((int) -ret));
+        failnth_fail ("untouched call (n = %d) failed: %s", n, strerror ((int) -ret));
       else
         collect (c->flags, ret, slot, n);
       break;
@@ -219,30 +203,30 @@ run_combination (const struct combination *c, int nth_fd, int *passed, int *fail
       case EFAULT: efault++; break;
       case EAGAIN: eagain++; break;
       default:
-        fail ("point %d: unexpected errno %ld (%s)", n, -ret, strerror ((int) -ret));
+        failnth_fail ("point %d: unexpected errno %ld (%s)", n, -ret, strerror ((int) -ret));
       }
       if (slot != -1 && fcntl (slot, F_GETFD) >= 0)
-        fail ("point %d: failed call left *clonefd = %d, an open descriptor", n, slot);
+        failnth_fail ("point %d: failed call left *clonefd = %d, an open descriptor", n, slot);
       if (fcntl (lowest, F_GETFD) >= 0)
-        fail ("point %d: failed call installed descriptor %d", n, lowest);
+        failnth_fail ("point %d: failed call installed descriptor %d", n, lowest);
     }
     if (proc_count_fds () != fds_before)
-      fail ("point %d: %d descriptors, %d before", n, proc_count_fds (), fds_before);
+      failnth_fail ("point %d: %d descriptors, %d before", n, proc_count_fds (), fds_before);
     if (proc_count_children_of (getpid ()) != children_before)
-      fail ("point %d: %d children or zombies, %d before", n, proc_count_children_of (getpid ()),
+      failnth_fail ("point %d: %d children or zombies, %d before", n, proc_count_children_of (getpid ()),
             children_before);
-    if (failure[0])
+    if (failnth_failure[0])
       (*failed)++;
     else
       (*passed)++;
     if (n == MAX_POINTS)
-      fail ("still failing at point %d: the loop does not converge", n);
+      failnth_fail ("still failing at point %d: the loop does not converge", n);
   }
 
   tap_n++;
-  if (failure[0]) {
+  if (failnth_failure[0]) {
     tap_failed++;
-    printf ("not ok %d %s: %s\n", tap_n, c->name, failure);
+    printf ("not ok %d %s: %s\n", tap_n, c->name, failnth_failure);
   } else if (points == 0) {
     tap_failed++;
     printf ("not ok %d %s: no fault point reached: is fail-nth honoured?\n", tap_n, c->name);
@@ -371,7 +355,7 @@ main (void)
           CLONE_VFORK },
   };
   char cgroup_path[512] = "";
-  const char *no_cgroup;
+  const char *no_cgroup, *why;
   int nth_fd, passed = 0, failed = 0, total = 0;
   long ret;
 
@@ -384,13 +368,8 @@ main (void)
     return printf ("Bail out! clone4 with every flag created process %ld\n", ret), 1;
   if (errno == ENOSYS || errno == EPERM)
     return skip_all ("no clone4 in this kernel (ENOSYS or a seccomp EPERM)");
-  if (access ("/proc/thread-self/fail-nth", W_OK) < 0)
-    return skip_all ("no /proc/thread-self/fail-nth: kernel without CONFIG_FAULT_INJECTION");
-  if (geteuid () != 0)
-    return skip_all ("not root: fault injection is configured through debugfs");
-  if (failnth_configure () < 0)
-    return skip_all ("debugfs fault-injection knobs not writable (CONFIG_FAULT_INJECTION_DEBUG_FS, "
-                     "FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_USERCOPY)");
+  if ((why = failnth_unavailable ()))
+    return skip_all (why);
   nth_fd = open ("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
   if (nth_fd < 0)
     return printf ("Bail out! /proc/thread-self/fail-nth: %s\n", strerror (errno)), 1;
@@ -401,7 +380,7 @@ main (void)
     struct clone4_args args = { 0 };
     int slot = -1;
 
-    failure[0] = '\0';
+    failnth_failure[0] = '\0';
     if ((f & CLONE_INTO_CGROUP_) && no_cgroup) {
       printf ("ok %d %s # SKIP %s\n", ++tap_n, combinations[i].name, no_cgroup);
       continue;

@@ -4,6 +4,7 @@
 /* failnth.c - see failnth.h */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,20 @@
 #include <unistd.h>
 
 #include "failnth.h"
+
+char failnth_failure[512];
+
+void
+failnth_fail (const char *fmt, ...)
+{
+  va_list ap;
+
+  if (failnth_failure[0])
+    return;
+  va_start (ap, fmt);
+  vsnprintf (failnth_failure, sizeof failnth_failure, fmt, ap);
+  va_end (ap);
+}
 
 int
 failnth_write_file (const char *path, const char *value)
@@ -52,6 +67,19 @@ failnth_configure (void)
     }
   }
   return 0;
+}
+
+const char *
+failnth_unavailable (void)
+{
+  if (access ("/proc/thread-self/fail-nth", W_OK) < 0)
+    return "no /proc/thread-self/fail-nth: kernel without CONFIG_FAULT_INJECTION";
+  if (geteuid () != 0)
+    return "not root: fault injection is configured through debugfs";
+  if (failnth_configure () < 0)
+    return "debugfs fault-injection knobs not writable (CONFIG_FAULT_INJECTION_DEBUG_FS, "
+           "FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_USERCOPY)";
+  return NULL;
 }
 
 /* Every fault point passed counts down, and so do the user copies of this

@@ -10,6 +10,10 @@
 /* Writes @value to @path; 0 or -errno. */
 int failnth_write_file (const char *path, const char *value);
 
+/* Why fault injection cannot run here (no fail-nth, not root, debugfs
+ * knobs not writable), or NULL once failnth_configure() has set it up. */
+const char *failnth_unavailable (void);
+
 /* Lets fail-nth reach every allocation and user copy of the caller, and
  * keeps the injected faults quiet; 0 or -errno (the knob's name printed
  * as a TAP comment). */
@@ -30,3 +34,8 @@ int failnth_expected (const char *name);
  * object) and prints TAP line @tap_n; 1 if it failed, 0 if it passed or
  * skipped (no kmemleak, and not @expected). */
 int failnth_check_kmemleak (int tap_n, int expected);
+
+/* The first failure of the current case (empty: none so far), and the
+ * printf-style call that sets it; later ones are dropped. */
+extern char failnth_failure[512];
+void failnth_fail (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));

@@ -30,7 +30,7 @@
  * KASAN, lockdep and WARNING reports in the kernel log are vm/run's to
  * catch.  Needs clone3() with CLONE_AUTOREAP (Linux 7.1) and
  * CONFIG_FAULT_INJECTION (the modern-debug variant); elsewhere it says
- * why and skips (PIDFD_FAILNTH_EXPECT=on turns that into a failure).  Root,
+ * why and skips (PIDFD_FAILNTH_EXPECT=on turns that into a failnth_failure).  Root,
  * for debugfs.  x86_64.  TAP on stdout, one line per case and one for
  * kmemleak.
  */
@@ -66,21 +66,6 @@
 #define EXPECT_VAR "PIDFD_FAILNTH_EXPECT"
 
 static int tap_n, tap_failed, cputime;
-static char failure[512]; /* the first failure of the current case */
-
-static void fail (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-
-static void
-fail (const char *fmt, ...)
-{
-  va_list ap;
-
-  if (failure[0])
-    return;
-  va_start (ap, fmt);
-  vsnprintf (failure, sizeof failure, fmt, ap);
-  va_end (ap);
-}
 
 /* One case: the state it needs (made outside injection), the call that
  * runs with fail-nth armed, and what must hold after it. */
@@ -147,12 +132,12 @@ check_released (int pidfd, int point)
   memcpy (buf, &call.asked, sizeof call.asked);
   call.buf = buf;
   if (pidfd_util_wait_released (pidfd, REPORT_TIMEOUT_MS) < 0) {
-    fail ("point %d: the child was not released within %d ms", point, REPORT_TIMEOUT_MS);
+    failnth_fail ("point %d: the child was not released within %d ms", point, REPORT_TIMEOUT_MS);
     return;
   }
   call.ret = pidfd_util_get_info (pidfd, buf, call.size);
   if (pidfd_util_check_info (&call, PIDFD_UTIL_REAPED, WAIT_STATUS, cputime, why, sizeof why) < 0)
-    fail ("point %d: %s", point, why);
+    failnth_fail ("point %d: %s", point, why);
 }
 
 /* Waits up to REPORT_TIMEOUT_MS for an autoreaped child without a pidfd
@@ -165,7 +150,7 @@ wait_gone (pid_t pid, int point)
       return;
     usleep (10000);
   }
-  fail ("point %d: autoreaped child %d still there", point, (int) pid);
+  failnth_fail ("point %d: autoreaped child %d still there", point, (int) pid);
 }
 
 /* The child of a call that succeeded: it must end with CHILD_STATUS
@@ -174,16 +159,16 @@ static void
 clone3_collect (struct pf_case *c, pid_t pid, int point)
 {
   if ((c->flags & CLONE_PIDFD) && (c->slot < 0 || fcntl (c->slot, F_GETFD) < 0)) {
-    fail ("point %d: call succeeded but the pidfd slot holds %d, no descriptor", point, c->slot);
+    failnth_fail ("point %d: call succeeded but the pidfd slot holds %d, no descriptor", point, c->slot);
     return;
   }
   if (!(c->flags & CLONE_AUTOREAP)) {
     siginfo_t si = { 0 };
 
     if (waitid (P_PIDFD, c->slot, &si, WEXITED) < 0)
-      fail ("point %d: waitid(P_PIDFD): %s", point, strerror (errno));
+      failnth_fail ("point %d: waitid(P_PIDFD): %s", point, strerror (errno));
     else if (si.si_pid != pid || si.si_code != CLD_EXITED || si.si_status != CHILD_STATUS)
-      fail ("point %d: waitid: pid %d code %d status %d", point, si.si_pid, si.si_code,
+      failnth_fail ("point %d: waitid: pid %d code %d status %d", point, si.si_pid, si.si_code,
             si.si_status);
   }
   if (c->flags & CLONE_PIDFD) {
@@ -202,11 +187,11 @@ clone3_verify (struct pf_case *c, long ret, int point)
     return;
   }
   if (!allowed_errno (ret))
-    fail ("point %d: unexpected errno %ld (%s)", point, -ret, strerror ((int) -ret));
+    failnth_fail ("point %d: unexpected errno %ld (%s)", point, -ret, strerror ((int) -ret));
   if (c->slot != -1 && fcntl (c->slot, F_GETFD) >= 0)
-    fail ("point %d: failed call left the pidfd slot at %d, an open descriptor", point, c->slot);
+    failnth_fail ("point %d: failed call left the pidfd slot at %d, an open descriptor", point, c->slot);
   if (fcntl (c->lowest, F_GETFD) >= 0)
-    fail ("point %d: failed call installed descriptor %d", point, c->lowest);
+    failnth_fail ("point %d: failed call installed descriptor %d", point, c->lowest);
 }
 
 /* ---- PIDFD_GET_INFO on a process in one state ---- */
@@ -232,7 +217,7 @@ info_prepare (struct pf_case *c)
     ret = pidfd_util_clone3_exiting (&args, sizeof args, CHILD_STATUS);
   }
   if (ret < 0) {
-    fail ("making the case's child: %s", strerror ((int) -ret));
+    failnth_fail ("making the case's child: %s", strerror ((int) -ret));
     c->pidfd = -1;
     return;
   }
@@ -241,14 +226,14 @@ info_prepare (struct pf_case *c)
     siginfo_t si;
 
     if (waitid (P_PIDFD, c->pidfd, &si, WEXITED) < 0)
-      fail ("reaping the case's child: %s", strerror (errno));
+      failnth_fail ("reaping the case's child: %s", strerror (errno));
     c->pid = -1;
   } else if (c->zombie) {
     /* The zombie case: wait for the exit, do not reap. */
     struct pollfd p = { .fd = c->pidfd, .events = POLLIN };
 
     if (poll (&p, 1, REPORT_TIMEOUT_MS) != 1)
-      fail ("the case's child never exited");
+      failnth_fail ("the case's child never exited");
   }
 }
 
@@ -275,7 +260,7 @@ info_verify (struct pf_case *c, long ret, int point)
   if (ret < 0 && allowed_errno (ret))
     return;
   if (pidfd_util_check_info (&call, c->state, WAIT_STATUS, cputime, why, sizeof why) < 0)
-    fail ("point %d: %s", point, why);
+    failnth_fail ("point %d: %s", point, why);
 }
 
 static void
@@ -316,7 +301,7 @@ signal_prepare (struct pf_case *c)
   }
   signal (SIGUSR1, SIG_DFL);
   if (ret < 0) {
-    fail ("making the case's child: %s", strerror (errno));
+    failnth_fail ("making the case's child: %s", strerror (errno));
     c->pidfd = c->pid = -1;
   } else {
     c->pid = ret;
@@ -341,7 +326,7 @@ signal_verify (struct pf_case *c, long ret, int point)
 {
   (void) c;
   if (ret < 0 && !allowed_errno (ret))
-    fail ("point %d: pidfd_send_signal: unexpected errno %ld (%s)", point, -ret,
+    failnth_fail ("point %d: pidfd_send_signal: unexpected errno %ld (%s)", point, -ret,
           strerror ((int) -ret));
 }
 
@@ -356,14 +341,14 @@ zombie_prepare (struct pf_case *c)
   args.pidfd = (uintptr_t) &c->pidfd;
   ret = pidfd_util_clone3_exiting (&args, sizeof args, CHILD_STATUS);
   if (ret < 0) {
-    fail ("making the case's child: %s", strerror ((int) -ret));
+    failnth_fail ("making the case's child: %s", strerror ((int) -ret));
     c->pidfd = c->pid = -1;
     return;
   }
   c->pid = ret;
   p = (struct pollfd) { .fd = c->pidfd, .events = POLLIN };
   if (poll (&p, 1, REPORT_TIMEOUT_MS) != 1)
-    fail ("the case's child never exited");
+    failnth_fail ("the case's child never exited");
 }
 
 static long
@@ -380,21 +365,21 @@ waitid_verify (struct pf_case *c, long ret, int point)
 
   if (ret == 0) {
     if (c->si.si_pid != c->pid || c->si.si_code != CLD_EXITED || c->si.si_status != CHILD_STATUS)
-      fail ("point %d: waitid: pid %d code %d status %d", point, c->si.si_pid, c->si.si_code,
+      failnth_fail ("point %d: waitid: pid %d code %d status %d", point, c->si.si_pid, c->si.si_code,
             c->si.si_status);
     check_released (c->pidfd, point);
   } else if (!allowed_errno (ret)) {
-    fail ("point %d: waitid: unexpected errno %ld (%s)", point, -ret, strerror ((int) -ret));
+    failnth_fail ("point %d: waitid: unexpected errno %ld (%s)", point, -ret, strerror ((int) -ret));
   } else if (waitid (P_PIDFD, c->pidfd, &si, WEXITED) == 0) {
     /* The fault came before the reap: the status is still there. */
     if (si.si_code != CLD_EXITED || si.si_status != CHILD_STATUS)
-      fail ("point %d: waitid after the fault: code %d status %d", point, si.si_code,
+      failnth_fail ("point %d: waitid after the fault: code %d status %d", point, si.si_code,
             si.si_status);
   } else if (errno != ECHILD) {
-    fail ("point %d: waitid after the fault: %s", point, strerror (errno));
+    failnth_fail ("point %d: waitid after the fault: %s", point, strerror (errno));
   }
   /* Reaped one way or the other: the exit information must be there. */
-  if (!failure[0] && ret != 0)
+  if (!failnth_failure[0] && ret != 0)
     check_released (c->pidfd, point);
   c->pid = -1;
 }
@@ -405,9 +390,9 @@ static void
 print_result (const struct pf_case *c, int points, int errors, int tolerated)
 {
   tap_n++;
-  if (failure[0]) {
+  if (failnth_failure[0]) {
     tap_failed++;
-    printf ("not ok %d %s: %s\n", tap_n, c->name, failure);
+    printf ("not ok %d %s: %s\n", tap_n, c->name, failnth_failure);
   } else if (points == 0) {
     tap_failed++;
     printf ("not ok %d %s: no fault point reached: is fail-nth honoured?\n", tap_n, c->name);
@@ -423,14 +408,14 @@ run_case (struct pf_case *c, int nth_fd)
 {
   int points = 0, errors = 0, tolerated = 0, fds_before = 0, children_before = 0;
 
-  failure[0] = '\0';
+  failnth_failure[0] = '\0';
   c->pidfd = c->pid = -1;
   if (!c->per_point) {
     c->prepare (c);
     fds_before = proc_count_fds ();
     children_before = proc_count_children_of (getpid ());
   }
-  for (int n = 1; n <= MAX_POINTS && !failure[0]; n++) {
+  for (int n = 1; n <= MAX_POINTS && !failnth_failure[0]; n++) {
     char buf[32];
     long ret;
     int remaining;
@@ -439,30 +424,30 @@ run_case (struct pf_case *c, int nth_fd)
       fds_before = proc_count_fds ();
       children_before = proc_count_children_of (getpid ());
       c->prepare (c);
-      if (failure[0])
+      if (failnth_failure[0])
         break;
     }
     snprintf (buf, sizeof buf, "%d", n);
     if (pwrite (nth_fd, buf, strlen (buf), 0) < 0) {
-      fail ("writing %d to fail-nth: %s", n, strerror (errno));
+      failnth_fail ("writing %d to fail-nth: %s", n, strerror (errno));
       break;
     }
     ret = c->call (c);
     remaining = failnth_remaining (nth_fd);
     if (remaining < 0) {
-      fail ("reading fail-nth after point %d: %s", n, strerror (-remaining));
+      failnth_fail ("reading fail-nth after point %d: %s", n, strerror (-remaining));
       break;
     }
     /* Fewer than n points passed: the call ran untouched, and must work. */
     if (remaining > 0 && ret < 0)
-      fail ("untouched call (n = %d) failed: %s", n, strerror ((int) -ret));
+      failnth_fail ("untouched call (n = %d) failed: %s", n, strerror ((int) -ret));
     c->verify (c, ret, n);
     if (c->per_point)
       c->finish (c);
     if (proc_count_fds () != fds_before)
-      fail ("point %d: %d descriptors, %d before", n, proc_count_fds (), fds_before);
+      failnth_fail ("point %d: %d descriptors, %d before", n, proc_count_fds (), fds_before);
     if (proc_count_children_of (getpid ()) != children_before)
-      fail ("point %d: %d children or zombies, %d before", n,
+      failnth_fail ("point %d: %d children or zombies, %d before", n,
             proc_count_children_of (getpid ()), children_before);
     if (remaining > 0)
       break;
@@ -472,9 +457,9 @@ run_case (struct pf_case *c, int nth_fd)
     else
       tolerated++;
     if (n == MAX_POINTS)
-      fail ("still failing at point %d: the loop does not converge", n);
+      failnth_fail ("still failing at point %d: the loop does not converge", n);
   }
-  c->finish (c); /* idempotent: what a failure left */
+  c->finish (c); /* idempotent: what a failnth_failure left */
   print_result (c, points, errors, tolerated);
   return points;
 }
@@ -531,29 +516,6 @@ static struct pf_case cases[] = {
     .call = waitid_call, .verify = waitid_verify, .finish = child_finish },
 };
 
-/* Whether clone3 has 7.1's CLONE_AUTOREAP: one child that exits, its
- * pidfd for the probe of the CPU times; NULL or why not. */
-static const char *
-probe (void)
-{
-  struct spawn_clone3_args args = { .flags = CLONE_PIDFD | CLONE_AUTOREAP };
-  int pidfd = -1;
-  long ret;
-
-  args.pidfd = (uintptr_t) &pidfd;
-  ret = pidfd_util_clone3_exiting (&args, sizeof args, CHILD_STATUS);
-  if (ret == -ENOSYS || ret == -EPERM)
-    return "no clone3 (ENOSYS or a seccomp EPERM)";
-  if (ret == -EINVAL)
-    return "clone3 refuses CLONE_AUTOREAP (EINVAL): kernel older than 7.1";
-  if (ret < 0)
-    return "clone3 CLONE_PIDFD|CLONE_AUTOREAP failed";
-  pidfd_util_wait_released (pidfd, REPORT_TIMEOUT_MS);
-  cputime = pidfd_util_cputime_expected (pidfd);
-  close (pidfd);
-  return NULL;
-}
-
 int
 main (void)
 {
@@ -561,15 +523,10 @@ main (void)
   int nth_fd, total = 0;
 
   setvbuf (stdout, NULL, _IOLBF, 0);
-  if ((why = probe ()))
+  if ((why = pidfd_util_probe (&cputime)))
     return skip_all (why);
-  if (access ("/proc/thread-self/fail-nth", W_OK) < 0)
-    return skip_all ("no /proc/thread-self/fail-nth: kernel without CONFIG_FAULT_INJECTION");
-  if (geteuid () != 0)
-    return skip_all ("not root: fault injection is configured through debugfs");
-  if (failnth_configure () < 0)
-    return skip_all ("debugfs fault-injection knobs not writable (CONFIG_FAULT_INJECTION_DEBUG_FS, "
-                     "FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_USERCOPY)");
+  if ((why = failnth_unavailable ()))
+    return skip_all (why);
   nth_fd = open ("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
   if (nth_fd < 0)
     return printf ("Bail out! /proc/thread-self/fail-nth: %s\n", strerror (errno)), 1;

@@ -61,6 +61,7 @@
 #include <unistd.h>
 
 #include "pidfd-util.h"
+#include "fuzz-rng.h"
 #include "proc-scan.h"
 
 #ifndef P_PIDFD
@@ -79,41 +80,6 @@
  * clone3_args_valid()): bit 38 is CLONE_EMPTY_MNTNS. */
 #define KNOWN_HIGH (CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP | CLONE_AUTOREAP | CLONE_NNP | \
                     CLONE_PIDFD_AUTOKILL | (1ULL << 38))
-
-struct rng {
-  uint64_t s;
-};
-
-static uint64_t
-rnd (struct rng *r)
-{
-  /* xorshift64* */
-  r->s ^= r->s >> 12;
-  r->s ^= r->s << 25;
-  r->s ^= r->s >> 27;
-  return r->s * 0x2545F4914F6CDD1DULL;
-}
-
-static unsigned
-below (struct rng *r, unsigned n)
-{
-  return (unsigned) (rnd (r) % n);
-}
-
-static int
-chance (struct rng *r, unsigned percent)
-{
-  return below (r, 100) < percent;
-}
-
-static double
-now (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* A child the run made, until it is reaped and its pidfd closed. */
 struct child {
@@ -763,29 +729,6 @@ run_ops (struct rng *r, long count, double deadline)
   close (pipefd[1]);
 }
 
-/* Whether clone3 has 7.1's CLONE_AUTOREAP; NULL or why not.  Sets
- * run.cputime from a released child's pidfd. */
-static const char *
-probe (void)
-{
-  struct spawn_clone3_args args = { .flags = CLONE_PIDFD | CLONE_AUTOREAP };
-  int pidfd = -1;
-  long ret;
-
-  args.pidfd = (uintptr_t) &pidfd;
-  ret = pidfd_util_clone3_exiting (&args, sizeof args, 0);
-  if (ret == -ENOSYS || ret == -EPERM)
-    return "no clone3 (ENOSYS or a seccomp EPERM)";
-  if (ret == -EINVAL)
-    return "clone3 refuses CLONE_AUTOREAP (EINVAL): kernel older than 7.1";
-  if (ret < 0)
-    return "clone3 CLONE_PIDFD|CLONE_AUTOREAP failed";
-  pidfd_util_wait_released (pidfd, TIMEOUT_MS);
-  run.cputime = pidfd_util_cputime_expected (pidfd);
-  close (pidfd);
-  return NULL;
-}
-
 static void
 parse_args (int argc, char **argv, uint64_t *seed, long *count, long *seconds)
 {
@@ -820,7 +763,7 @@ main (int argc, char **argv)
   setvbuf (stdout, NULL, _IOLBF, 0);
   printf ("# seed %llu (--seed to repeat the calls), --count %ld --seconds %ld\n",
           (unsigned long long) seed, count, seconds);
-  if ((why = probe ()))
+  if ((why = pidfd_util_probe (&run.cputime)))
     return printf ("ok 1 pidfd-fuzz # SKIP %s\n1..1\n", why), 0;
   printf ("# PIDFD_INFO_EXIT_CPUTIME: %s\n", run.cputime == 1 ? "expected (the 7.2 series)"
                                               : run.cputime == 0 ? "not expected (stock)" : "unknown");

@@ -201,3 +201,25 @@ pidfd_util_check_info (const struct pidfd_util_call *c, enum pidfd_util_state st
     return 0;
   return check_content (c, state, status, cputime, why, whylen);
 }
+
+const char *
+pidfd_util_probe (int *cputime)
+{
+  struct spawn_clone3_args args = { .flags = CLONE_PIDFD | CLONE_AUTOREAP };
+  int pidfd = -1;
+  long ret;
+
+  args.pidfd = (uintptr_t) &pidfd;
+  ret = pidfd_util_clone3_exiting (&args, sizeof args, 0);
+  if (ret == -ENOSYS || ret == -EPERM)
+    return "no clone3 (ENOSYS or a seccomp EPERM)";
+  if (ret == -EINVAL)
+    return "clone3 refuses CLONE_AUTOREAP (EINVAL): kernel older than 7.1";
+  if (ret < 0)
+    return "clone3 CLONE_PIDFD|CLONE_AUTOREAP failed";
+  /* Released: its exit information is there to ask about. */
+  pidfd_util_wait_released (pidfd, 30000);
+  *cputime = pidfd_util_cputime_expected (pidfd);
+  close (pidfd);
+  return NULL;
+}

@@ -21,6 +21,10 @@
 #define PIDFD_INFO_SIZE_VER3_ 88u
 #define PIDFD_INFO_SIZE_VER4_ 120u
 
+/* Whether clone3() has 7.1's CLONE_AUTOREAP: NULL, or why not.  Sets
+ * *@cputime to pidfd_util_cputime_expected()'s answer for this kernel. */
+const char *pidfd_util_probe (int *cputime);
+
 /* clone3 (@args, @size) whose child exits at once with @status, touching
  * no memory: safe with CLONE_VM, CLONE_VFORK and no stack of its own.
  * The child's PID, or -errno. */
