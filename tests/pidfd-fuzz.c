@@ -499,8 +499,13 @@ op_waitid (struct rng *r)
   ret = syscall (SYS_waitid, P_PIDFD, c->pidfd, &si, WEXITED | __WALL | nohang, &ru) < 0
             ? -errno : 0;
   if (c->autoreap || c->waited) {
+    /* Never a status.  An autoreaped child is still ours to wait for
+     * until it is released, so WNOHANG may say "none ready" (0, no
+     * PID); a blocking call returns ECHILD once it is gone. */
+    if (ret == 0 && c->autoreap && nohang && si.si_pid == 0)
+      return;
     if (ret != -ECHILD)
-      fail ("waitid(P_PIDFD) on %s child %d: %s, wanted ECHILD",
+      fail ("waitid(P_PIDFD%s) on %s child %d: %s, wanted ECHILD", nohang ? ", WNOHANG" : "",
             c->autoreap ? "an autoreaped" : "a reaped", (int) c->pid,
             ret ? strerror ((int) -ret) : "success");
     return;
