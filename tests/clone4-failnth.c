@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "failnth.h"
 #include "proc-scan.h"
 
 #define NR_CLONE4 1000
@@ -67,22 +68,6 @@ struct clonefd_info {
 
 static int tap_n, tap_failed;
 static int cgroup_fd = -1; /* the run's cgroup, for CLONE_INTO_CGROUP */
-static char failure[512]; /* the first failure of the current combination */
-
-static void
-fail (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-
-static void
-fail (const char *fmt, ...)
-{
-  va_list ap;
-
-  if (failure[0])
-    return;
-  va_start (ap, fmt);
-  vsnprintf (failure, sizeof failure, fmt, ap);
-  va_end (ap);
-}
 
 /* clone4() whose child exits at once with CHILD_STATUS, without touching
  * memory: so it is safe with CLONE_VM and without a stack of its own, and
@@ -110,21 +95,6 @@ clone4_exiting_child (uint64_t flags, struct clone4_args *args)
   return ret;
 }
 
-static int
-write_file (const char *path, const char *value)
-{
-  int fd = open (path, O_WRONLY | O_CLOEXEC);
-  ssize_t n;
-  int err;
-
-  if (fd < 0)
-    return -errno;
-  n = write (fd, value, strlen (value));
-  err = n < 0 ? -errno : 0;
-  close (fd);
-  return err;
-}
-
 /* Waits up to five seconds for an autoreaped child to disappear. */
 static int
 wait_gone (pid_t pid)
@@ -147,52 +117,29 @@ collect (uint64_t flags, pid_t pid, int fd, int point)
     struct clonefd_info info;
 
     if (fd < 0 || fcntl (fd, F_GETFD) < 0) {
-      fail ("point %d: call succeeded but *clonefd = %d is no descriptor", point, fd);
+      failnth_fail ("point %d: call succeeded but *clonefd = %d is no descriptor", point, fd);
       return;
     }
     if (poll (&p, 1, 10000) != 1)
-      fail ("point %d: clone fd never became readable", point);
+      failnth_fail ("point %d: clone fd never became readable", point);
     else if (read (fd, &info, sizeof info) != (ssize_t) sizeof info)
-      fail ("point %d: read of the clone fd: %s", point, strerror (errno));
+      failnth_fail ("point %d: read of the clone fd: %s", point, strerror (errno));
     else if (info.code != CLD_EXITED || info.status != CHILD_STATUS)
-      fail ("point %d: report code %u status %u, wanted CLD_EXITED %d", point,
+      failnth_fail ("point %d: report code %u status %u, wanted CLD_EXITED %d", point,
             info.code, info.status, CHILD_STATUS);
     close (fd);
   }
   if (flags & CLONE_AUTOREAP_) {
     if (wait_gone (pid) < 0)
-      fail ("point %d: autoreaped child %d still there after 5 s", point, pid);
+      failnth_fail ("point %d: autoreaped child %d still there after 5 s", point, pid);
   } else {
     int status;
 
     if (waitpid (pid, &status, __WALL) != pid)
-      fail ("point %d: waitpid(%d): %s", point, pid, strerror (errno));
+      failnth_fail ("point %d: waitpid(%d): %s", point, pid, strerror (errno));
     else if (!WIFEXITED (status) || WEXITSTATUS (status) != CHILD_STATUS)
-      fail ("point %d: child status 0x%x", point, status);
+      failnth_fail ("point %d: child status 0x%x", point, status);
   }
-}
-
-/* How many fault points were left to pass when the call returned; 0 when
- * the fault was injected.  Leaves fail-nth at 0.  Nothing may run between
- * the call and this: every fault point passed counts down, and so do the
- * user copies of this very read and write -- which is why a read that
- * fails with EFAULT means "1 left" (its own copy took it), and a failed
- * reset still leaves the counter at 0 (its copy was the last point). */
-static int
-read_remaining (int nth_fd)
-{
-  char buf[32];
-  ssize_t len = pread (nth_fd, buf, sizeof buf - 1, 0);
-  int saved_errno = errno;
-
-  if (pwrite (nth_fd, "0", 1, 0) < 0 && errno != EFAULT)
-    return -errno;
-  if (pwrite (nth_fd, "0", 1, 0) < 0)
-    return -errno;
-  if (len < 0)
-    return saved_errno == EFAULT ? 1 : -saved_errno;
-  buf[len] = '\0';
-  return atoi (buf);
 }
 
 struct combination {
@@ -225,13 +172,13 @@ run_combination (const struct combination *c, int nth_fd, int *passed, int *fail
 
     snprintf (buf, sizeof buf, "%d", n);
     if (pwrite (nth_fd, buf, strlen (buf), 0) < 0) {
-      fail ("writing %d to fail-nth: %s", n, strerror (errno));
+      failnth_fail ("writing %d to fail-nth: %s", n, strerror (errno));
       break;
     }
     ret = clone4_exiting_child (c->flags, &args);
-    remaining = read_remaining (nth_fd);
+    remaining = failnth_remaining (nth_fd);
     if (remaining < 0) {
-      fail ("reading fail-nth after point %d: %s", n, strerror (-remaining));
+      failnth_fail ("reading fail-nth after point %d: %s", n, strerror (-remaining));
       if (ret > 0)
         collect (c->flags, ret, slot, n);
       break;
@@ -241,7 +188,7 @@ run_combination (const struct combination *c, int nth_fd, int *passed, int *fail
       /* The call passed fewer than n points: it ran untouched, and must
        * have worked. */
       if (ret < 0)
-        fail ("untouched call (n = %d) failed: %s", n, strerror ((int) -ret));
+        failnth_fail ("untouched call (n = %d) failed: %s", n, strerror ((int) -ret));
       else
         collect (c->flags, ret, slot, n);
       break;
@@ -256,30 +203,30 @@ run_combination (const struct combination *c, int nth_fd, int *passed, int *fail
       case EFAULT: efault++; break;
       case EAGAIN: eagain++; break;
       default:
-        fail ("point %d: unexpected errno %ld (%s)", n, -ret, strerror ((int) -ret));
+        failnth_fail ("point %d: unexpected errno %ld (%s)", n, -ret, strerror ((int) -ret));
       }
       if (slot != -1 && fcntl (slot, F_GETFD) >= 0)
-        fail ("point %d: failed call left *clonefd = %d, an open descriptor", n, slot);
+        failnth_fail ("point %d: failed call left *clonefd = %d, an open descriptor", n, slot);
       if (fcntl (lowest, F_GETFD) >= 0)
-        fail ("point %d: failed call installed descriptor %d", n, lowest);
+        failnth_fail ("point %d: failed call installed descriptor %d", n, lowest);
     }
     if (proc_count_fds () != fds_before)
-      fail ("point %d: %d descriptors, %d before", n, proc_count_fds (), fds_before);
+      failnth_fail ("point %d: %d descriptors, %d before", n, proc_count_fds (), fds_before);
     if (proc_count_children_of (getpid ()) != children_before)
-      fail ("point %d: %d children or zombies, %d before", n, proc_count_children_of (getpid ()),
+      failnth_fail ("point %d: %d children or zombies, %d before", n, proc_count_children_of (getpid ()),
             children_before);
-    if (failure[0])
+    if (failnth_failure[0])
       (*failed)++;
     else
       (*passed)++;
     if (n == MAX_POINTS)
-      fail ("still failing at point %d: the loop does not converge", n);
+      failnth_fail ("still failing at point %d: the loop does not converge", n);
   }
 
   tap_n++;
-  if (failure[0]) {
+  if (failnth_failure[0]) {
     tap_failed++;
-    printf ("not ok %d %s: %s\n", tap_n, c->name, failure);
+    printf ("not ok %d %s: %s\n", tap_n, c->name, failnth_failure);
   } else if (points == 0) {
     tap_failed++;
     printf ("not ok %d %s: no fault point reached: is fail-nth honoured?\n", tap_n, c->name);
@@ -290,92 +237,6 @@ run_combination (const struct combination *c, int nth_fd, int *passed, int *fail
   }
   fflush (stdout);
   return points;
-}
-
-/* Lets fail-nth reach every allocation: by default failslab and
- * fail_page_alloc skip those that may sleep (nearly all of clone's), and
- * every injected fault prints a stack trace. */
-static int
-configure_injection (void)
-{
-  static const struct { const char *path, *value; } knobs[] = {
-    { "/sys/kernel/debug/failslab/ignore-gfp-wait", "N" },
-    { "/sys/kernel/debug/failslab/verbose", "0" },
-    { "/sys/kernel/debug/fail_page_alloc/ignore-gfp-wait", "N" },
-    { "/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem", "N" },
-    { "/sys/kernel/debug/fail_page_alloc/min-order", "0" },
-    { "/sys/kernel/debug/fail_page_alloc/verbose", "0" },
-    { "/sys/kernel/debug/fail_usercopy/verbose", "0" },
-  };
-
-  for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
-    int err = write_file (knobs[i].path, knobs[i].value);
-
-    if (err) {
-      printf ("# %s: %s\n", knobs[i].path, strerror (-err));
-      return err;
-    }
-  }
-  return 0;
-}
-
-/* FAILNTH_EXPECT=on (tests/run-guest, debug guest): this kernel has fault
- * injection and kmemleak, so not finding them is a failure, not a skip. */
-static int
-expected (void)
-{
-  const char *e = getenv ("FAILNTH_EXPECT");
-
-  return e && strcmp (e, "on") == 0;
-}
-
-/* kmemleak reports objects unreferenced for five seconds: scan, wait,
- * scan, then read what it found. */
-static void
-check_kmemleak (void)
-{
-  const char *path = "/sys/kernel/debug/kmemleak";
-  char buf[4096];
-  ssize_t len;
-  int fd;
-
-  tap_n++;
-  if ((fd = write_file (path, "scan")) < 0) {
-    /* Only a missing file means "no kmemleak": any other error (EPERM once
-     * it has turned itself off) hides leaks, and so does a skip where the
-     * run expects a debug kernel. */
-    if (fd != -ENOENT || expected ()) {
-      tap_failed++;
-      printf ("not ok %d kmemleak: first scan: %s\n", tap_n, strerror (-fd));
-    } else {
-      printf ("ok %d kmemleak # SKIP no %s: kernel without CONFIG_DEBUG_KMEMLEAK\n", tap_n, path);
-    }
-    return;
-  }
-  sleep (6);
-  /* kmemleak turns itself off when it runs out of metadata (an injected
-   * fault may do that): then it would report nothing, silently. */
-  if ((fd = write_file (path, "scan")) < 0) {
-    tap_failed++;
-    printf ("not ok %d kmemleak: second scan: %s (disabled meanwhile?)\n", tap_n, strerror (-fd));
-    return;
-  }
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  len = fd < 0 ? -1 : read (fd, buf, sizeof buf - 1);
-  if (fd >= 0)
-    close (fd);
-  if (len < 0) {
-    tap_failed++;
-    printf ("not ok %d kmemleak: reading %s: %s\n", tap_n, path, strerror (errno));
-  } else if (len > 0) {
-    buf[len] = '\0';
-    tap_failed++;
-    printf ("not ok %d kmemleak: it reports a leak:\n", tap_n);
-    for (char *line = strtok (buf, "\n"); line; line = strtok (NULL, "\n"))
-      printf ("#   %s\n", line);
-  } else {
-    printf ("ok %d kmemleak: no report after the runs\n", tap_n);
-  }
 }
 
 /* The cgroup v2 mount point, from /proc/self/mountinfo; 0 if none. */
@@ -467,7 +328,7 @@ remove_run_cgroup (const char *path)
 static int
 skip_all (const char *why)
 {
-  if (expected ())
+  if (failnth_expected ("FAILNTH_EXPECT"))
     return printf ("not ok 1 clone4-failnth: FAILNTH_EXPECT=on, but %s\n1..1\n", why), 1;
   printf ("ok 1 clone4-failnth # SKIP %s\n1..1\n", why);
   return 0;
@@ -494,7 +355,7 @@ main (void)
           CLONE_VFORK },
   };
   char cgroup_path[512] = "";
-  const char *no_cgroup;
+  const char *no_cgroup, *why;
   int nth_fd, passed = 0, failed = 0, total = 0;
   long ret;
 
@@ -507,13 +368,8 @@ main (void)
     return printf ("Bail out! clone4 with every flag created process %ld\n", ret), 1;
   if (errno == ENOSYS || errno == EPERM)
     return skip_all ("no clone4 in this kernel (ENOSYS or a seccomp EPERM)");
-  if (access ("/proc/thread-self/fail-nth", W_OK) < 0)
-    return skip_all ("no /proc/thread-self/fail-nth: kernel without CONFIG_FAULT_INJECTION");
-  if (geteuid () != 0)
-    return skip_all ("not root: fault injection is configured through debugfs");
-  if (configure_injection () < 0)
-    return skip_all ("debugfs fault-injection knobs not writable (CONFIG_FAULT_INJECTION_DEBUG_FS, "
-                     "FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_USERCOPY)");
+  if ((why = failnth_unavailable ()))
+    return skip_all (why);
   nth_fd = open ("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
   if (nth_fd < 0)
     return printf ("Bail out! /proc/thread-self/fail-nth: %s\n", strerror (errno)), 1;
@@ -524,7 +380,7 @@ main (void)
     struct clone4_args args = { 0 };
     int slot = -1;
 
-    failure[0] = '\0';
+    failnth_failure[0] = '\0';
     if ((f & CLONE_INTO_CGROUP_) && no_cgroup) {
       printf ("ok %d %s # SKIP %s\n", ++tap_n, combinations[i].name, no_cgroup);
       continue;
@@ -549,7 +405,7 @@ main (void)
   close (nth_fd);
   remove_run_cgroup (cgroup_path);
   printf ("# %d fault points: %d passed, %d failed\n", total, passed, failed);
-  check_kmemleak ();
+  tap_failed += failnth_check_kmemleak (++tap_n, failnth_expected ("FAILNTH_EXPECT"));
   printf ("1..%d\n", tap_n);
   return tap_failed ? 1 : 0;
 }

@@ -72,6 +72,7 @@
 #include <unistd.h>
 
 #include "../libspawn/backends/clone4.h"
+#include "fuzz-rng.h"
 #include "proc-scan.h"
 
 #define NR_CLONE4 SPAWN_NR_CLONE4
@@ -118,41 +119,6 @@ static uint64_t kernel_addr[] = { 0xffffffff81000000ULL, 0xffff888000000000ULL,
                                   0x0000800000000000ULL /* non-canonical */ };
 
 /* ---- small things ---- */
-
-struct rng {
-  uint64_t s;
-};
-
-static uint64_t
-rnd (struct rng *r)
-{
-  /* xorshift64* */
-  r->s ^= r->s >> 12;
-  r->s ^= r->s << 25;
-  r->s ^= r->s >> 27;
-  return r->s * 0x2545F4914F6CDD1DULL;
-}
-
-static unsigned
-below (struct rng *r, unsigned n)
-{
-  return (unsigned) (rnd (r) % n);
-}
-
-static int
-chance (struct rng *r, unsigned percent)
-{
-  return below (r, 100) < percent;
-}
-
-static double
-now (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void
 sleep_ms (long ms)

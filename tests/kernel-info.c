@@ -24,8 +24,8 @@ kernel_variant (void)
   return v ? v : "host";
 }
 
-/* modern and modern-patched boot Debian's 7.2, without or with
- * kernel/patches-7.2. */
+/* modern, modern-patched and modern-debug boot Debian's 7.2, without or
+ * with kernel/patches-7.2. */
 static gboolean
 kernel_is_modern (void)
 {
@@ -68,9 +68,9 @@ test_release (void)
   struct utsname u;
   const char *want;
 
-  g_test_summary ("every guest variant boots a 6.1 kernel, but modern "
-                  "and modern-patched, which boot 7.2, and lts612, which "
-                  "boots 6.12");
+  g_test_summary ("every guest variant boots a 6.1 kernel, but modern, "
+                  "modern-patched and modern-debug, which boot 7.2, and "
+                  "lts612, which boots 6.12");
   if (g_str_equal (kernel_variant (), "host"))
     {
       g_test_skip ("on the host kernel, not in a guest");

@@ -2195,8 +2195,10 @@ expected_auto_backend (void)
 
   if (series && (g_strcmp0 (kernel, "patched") == 0 || g_strcmp0 (kernel, "debug") == 0))
     return SPAWN_BACKEND_CLONEFD;
-  /* 7.2, stock or with kernel/patches-7.2: CLONE_AUTOREAP (7.1). */
-  if (g_strcmp0 (kernel, "modern") == 0 || g_strcmp0 (kernel, "modern-patched") == 0)
+  /* 7.2, stock or with kernel/patches-7.2 (modern-debug: under the
+   * debug config): CLONE_AUTOREAP (7.1). */
+  if (g_strcmp0 (kernel, "modern") == 0 || g_strcmp0 (kernel, "modern-patched") == 0 ||
+      g_strcmp0 (kernel, "modern-debug") == 0)
     return SPAWN_BACKEND_AUTOREAP;
   return SPAWN_BACKEND_PIDFD;
 }

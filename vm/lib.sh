@@ -6,7 +6,7 @@
 
 LIBSPAWN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LIBSPAWN_CACHE=${LIBSPAWN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/libspawn}
-LIBSPAWN_VARIANTS=(unpatched patched noclonefd debug coverage systemd distro modern modern-patched lts612)
+LIBSPAWN_VARIANTS=(unpatched patched noclonefd debug coverage systemd distro modern modern-patched modern-debug lts612)
 _vm_t0=$(date +%s)
 # The unprivileged, lingering user of the systemd guest (vm/build-systemd-root).
 SYSTEMD_GUEST_USER=spawnuser
