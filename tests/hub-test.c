@@ -115,6 +115,24 @@ on_process_finished (SpawnProcess *proc G_GNUC_UNUSED, int code G_GNUC_UNUSED,
 
 #define N_PROCESSES 100
 
+/* N_PROCESSES running SpawnProcesses without pipes (this is about the
+ * child's own fd), each counting down @remaining when it finishes. */
+static void
+start_sleepers (SpawnProcess **procs, int *remaining)
+{
+  int i;
+
+  for (i = 0; i < N_PROCESSES; i++)
+    {
+      procs[i] = testutil_helper_process ("sleep", "60000", NULL);
+      spawn_process_set_channel_mode (procs[i], SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_FORWARD);
+      spawn_process_set_channel_mode (procs[i], SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_FORWARD);
+      g_signal_connect (procs[i], "finished", G_CALLBACK (on_process_finished),
+                        remaining);
+      testutil_start_ok (procs[i]);
+    }
+}
+
 static void
 test_process_poll_few_fds (gconstpointer data)
 {
@@ -129,16 +147,7 @@ test_process_poll_few_fds (gconstpointer data)
   ctx = g_main_context_new ();
   g_main_context_push_thread_default (ctx);
   g_main_context_set_poll_func (ctx, counting_poll);
-  for (i = 0; i < N_PROCESSES; i++)
-    {
-      procs[i] = testutil_helper_process ("sleep", "60000", NULL);
-      /* No pipes: this is about the child's own fd. */
-      spawn_process_set_channel_mode (procs[i], SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_FORWARD);
-      spawn_process_set_channel_mode (procs[i], SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_FORWARD);
-      g_signal_connect (procs[i], "finished", G_CALLBACK (on_process_finished),
-                        &remaining);
-      testutil_start_ok (procs[i]);
-    }
+  start_sleepers (procs, &remaining);
   max_nfds = 0;
   for (i = 0; i < 5; i++)
     g_main_context_iteration (ctx, FALSE);
@@ -406,15 +415,7 @@ test_process_attaches_no_source (gconstpointer data)
   ctx = g_main_context_new ();
   g_main_context_push_thread_default (ctx);
   first = mark_source_id (ctx);
-  for (i = 0; i < N_PROCESSES; i++)
-    {
-      procs[i] = testutil_helper_process ("sleep", "60000", NULL);
-      spawn_process_set_channel_mode (procs[i], SPAWN_PROCESS_STDOUT, SPAWN_CHANNEL_FORWARD);
-      spawn_process_set_channel_mode (procs[i], SPAWN_PROCESS_STDERR, SPAWN_CHANNEL_FORWARD);
-      g_signal_connect (procs[i], "finished", G_CALLBACK (on_process_finished),
-                        &remaining);
-      testutil_start_ok (procs[i]);
-    }
+  start_sleepers (procs, &remaining);
   last = mark_source_id (ctx);
   for (id = first + 1; id < last; id++)
     if (g_main_context_find_source_by_id (ctx, id) != NULL)
