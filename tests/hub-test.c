@@ -11,9 +11,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
+#include "backend.h"
 
 /* The most descriptors one poll() of the context was given. */
 static guint max_nfds;
@@ -433,6 +436,73 @@ test_process_attaches_no_source (gconstpointer data)
   testutil_assert_no_children ();
 }
 
+/* Whether this kernel has pidfd_open() and waitid(P_PIDFD) (5.4). */
+static gboolean
+kernel_has_pidfd_wait (void)
+{
+  siginfo_t si;
+  int fd = syscall (SYS_pidfd_open, getpid (), 0);
+  gboolean yes;
+
+  if (fd < 0)
+    return FALSE;
+  memset (&si, 0, sizeof (si));
+  yes = waitid ((idtype_t) 3 /* P_PIDFD */, fd, &si, WEXITED | WNOHANG | WNOWAIT) == 0 ||
+        errno != EINVAL;
+  close (fd);
+  return yes;
+}
+
+#define N_ONE_BY_ONE 100
+
+static void
+test_sigchld_exit_no_sweep (gconstpointer data)
+{
+  SpawnChild *children[N_ONE_BY_ONE];
+  int remaining, i;
+  unsigned before;
+  GMainContext *ctx;
+
+  g_test_summary ("with pidfds, an exit costs the sigchld handler no sweep "
+                  "(whose last waitid(P_ALL) walks every child of the process): "
+                  "100 children ended one at a time, each status delivered");
+  if (!testutil_use_backend (data))
+    return;
+  if (testutil_backend (data) != SPAWN_BACKEND_SIGCHLD)
+    {
+      g_test_skip ("only the sigchld backend has a SIGCHLD handler");
+      return;
+    }
+  if (g_strcmp0 (g_getenv ("LIBSPAWN_SIGCHLD_NO_PIDFD"), "1") == 0 ||
+      !kernel_has_pidfd_wait ())
+    {
+      g_test_skip ("no pidfds (LIBSPAWN_SIGCHLD_NO_PIDFD=1 or a kernel before 5.4): "
+                   "the handler must sweep to learn which child ended");
+      return;
+    }
+  ctx = g_main_context_new ();
+  g_main_context_push_thread_default (ctx);
+  for (i = 0; i < N_ONE_BY_ONE; i++)
+    children[i] = start_helper ("sleep", "60000");
+  for (i = 0; i < N_ONE_BY_ONE; i++)
+    spawn_child_watch_add (children[i], on_count, &remaining);
+  before = _spawn_sigchld_sweeps ();
+  for (i = 0; i < N_ONE_BY_ONE; i++)
+    {
+      remaining = 1;
+      g_assert_true (spawn_child_send_signal (children[i], SIGKILL, NULL));
+      iterate_until_zero (ctx, &remaining);
+    }
+  g_test_message ("%u sweeps for %d exits", _spawn_sigchld_sweeps () - before,
+                  N_ONE_BY_ONE);
+  g_assert_cmpuint (_spawn_sigchld_sweeps () - before, ==, 0);
+  for (i = 0; i < N_ONE_BY_ONE; i++)
+    spawn_child_unref (children[i]);
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
+  testutil_assert_no_children ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -443,6 +513,7 @@ main (int argc, char **argv)
     { "same-child-twice", test_same_child_twice },
     { "destroy-other-thread", test_destroy_other_thread },
     { "process-attaches-no-source", test_process_attaches_no_source },
+    { "sigchld-exit-no-sweep", test_sigchld_exit_no_sweep },
   };
 
   testutil_init (&argc, &argv);

@@ -81,3 +81,6 @@ extern const SpawnBackendOps _spawn_backend_clonefd;
 extern const SpawnBackendOps _spawn_backend_autoreap;
 extern const SpawnBackendOps _spawn_backend_pidfd;
 extern const SpawnBackendOps _spawn_backend_sigchld;
+/* How many times the sigchld handler (or a thread) swept with
+ * waitid(P_ALL): for the tests. */
+unsigned _spawn_sigchld_sweeps (void);

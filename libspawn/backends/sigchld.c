@@ -4,12 +4,16 @@
 /* sigchld.c - the legacy path: ordinary children and SIGCHLD
  *
  * For kernels without pidfds.  One SIGCHLD handler for the process, which
- * chains to the handler the application had.  On each SIGCHLD it sweeps:
+ * chains to the handler the application had.  While some watched child
+ * has no pidfd (none on this kernel) or the application asked for
+ * autoreaping, on each SIGCHLD it sweeps:
  * waitid(P_ALL, WNOWAIT) names one exited child without reaping it; if
  * that child is ours (a PID table, no system call) it is reaped there and
  * then, its status kept in its entry, its eventfd woken, and the next one
  * is asked for.  So an exit costs a few system calls, however many
- * children we watch.  Only when the child named is not ours (the
+ * children we watch (but the last waitid(P_ALL) walks all of them in the
+ * kernel: with pidfds the handler only deals with the child si_pid names,
+ * and collect() reaps through the pidfd an exit whose signal merged).  Only when the child named is not ours (the
  * application's zombie, which we must not reap and which hides the ones
  * behind it) does the sweep fall back to asking each of ours in turn.
  * collect() then only reads what the sweep kept; it reaps by itself only
@@ -77,6 +81,8 @@ struct _Entry {
    * (not started yet, or collected); ENTRY_GONE someone else reaped it;
    * 0 free. */
   _Atomic pid_t pid;
+  /* Counted in entries_without_pidfd; under entries_lock. */
+  gboolean counted;
   /* The child's PID from publication until the entry is released: the
    * key of the PID table, also while pid says CLAIMED or REAPED. */
   _Atomic pid_t key;
@@ -144,6 +150,16 @@ static _Atomic int spawning;
  * thread, or one that interrupted it), so that two sweeps never race to
  * reap the same foreign PID. */
 static _Atomic int sweep_requests;
+/* Watched children without a pidfd: only while there are some does a
+ * SIGCHLD make the handler sweep (issue 37: the sweep's last
+ * waitid(P_ALL), which finds no more zombies, walks every child of the
+ * process in the kernel, so with N children alive each exit cost O(N)).
+ * A child with a pidfd needs no sweep: its pidfd turns readable at its
+ * end, also when its signal merged into another one, and collect()
+ * reaps it through the pidfd. */
+static _Atomic int entries_without_pidfd;
+/* How many sweeps ran: for the tests (_spawn_sigchld_sweeps()). */
+static _Atomic unsigned sweeps_run;
 /* Whether pidfd_open() and waitid(P_PIDFD) exist here: 0 not known yet,
  * 1 yes, -1 no (or LIBSPAWN_SIGCHLD_NO_PIDFD=1: the path of kernels
  * before 5.3, so that the tests can run it on any kernel). */
@@ -539,6 +555,7 @@ sigchld_sweep_once (void)
   siginfo_t si;
   Entry *e;
 
+  atomic_fetch_add (&sweeps_run, 1);
   for (;;)
     {
       si.si_pid = 0;
@@ -601,12 +618,17 @@ sigchld_handler (int signum, siginfo_t *si, void *uctx)
   int saved_errno = errno;
   Entry *e;
 
-  sigchld_sweep ();
+  /* Without a child that lacks a pidfd, and with no autoreaping to do
+   * for the application, the child this signal names is all there is
+   * to do here: O(1) per exit however many children are alive. */
+  if (si == NULL || emulate_autoreap || atomic_load (&entries_without_pidfd) > 0)
+    sigchld_sweep ();
   /* The child this signal names, if ours and still not reaped: a sweep
    * elsewhere may still have it, or a thief took it (no zombie left for
    * the sweep to see), which only this look tells before the PID can be
    * reused.  Exits whose signals merged into this one are asked about by
-   * the recheck (collect()), or by the next sweep that falls back. */
+   * the recheck (collect()), or by the next sweep that falls back; with
+   * pidfds, by collect() when the pidfd turns readable. */
   if (si != NULL && si->si_code != CLD_STOPPED && si->si_code != CLD_CONTINUED &&
       si->si_pid > 0 && (e = sigchld_table_find (si->si_pid)) != NULL &&
       atomic_load (&e->pid) == si->si_pid)
@@ -738,11 +760,18 @@ sigchld_entry_acquire (Entry **out)
   return 0;
 }
 
-/* Publishes @e as the entry of @pid: in the table, then watched. */
+/* Publishes @e as the entry of @pid: in the table, then watched;
+ * counted first if it has no pidfd, so that a handler that sees it
+ * watched sweeps for it. */
 static void
-sigchld_entry_publish (Entry *e, pid_t pid)
+sigchld_entry_publish (Entry *e, pid_t pid, gboolean needs_sweep)
 {
   g_mutex_lock (&entries_lock);
+  if (needs_sweep)
+    {
+      e->counted = TRUE;
+      atomic_fetch_add (&entries_without_pidfd, 1);
+    }
   atomic_store (&e->key, pid);
   sigchld_table_insert (e);
   atomic_store (&e->pid, pid);
@@ -763,6 +792,9 @@ sigchld_entry_release (Entry *e)
   if (e->pidfd >= 0)
     close (e->pidfd);
   e->pidfd = -1;
+  if (e->counted)
+    atomic_fetch_sub (&entries_without_pidfd, 1);
+  e->counted = FALSE;
   atomic_store (&e->pid, 0);
   e->next_free = free_entries;
   free_entries = e;
@@ -863,12 +895,13 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
       sigchld_entry_release (e);
       return err;
     }
-  /* Unreaped, so the PID is still this child's: note its start time
-   * (0, not known, if it cannot be read). */
-  e->start_time = sigchld_read_start_time (pid);
+  /* Unreaped, so the PID is still this child's: a pidfd opened now is
+   * its proof of identity; without one, its start time (0, not known,
+   * if it cannot be read). */
+  e->pidfd = sigchld_open_pidfd (pid);
+  e->start_time = e->pidfd < 0 ? sigchld_read_start_time (pid) : 0;
   if (e->start_time == START_TIME_GONE)
     e->start_time = 0;
-  e->pidfd = sigchld_open_pidfd (pid);
   if (e->pidfd < 0 && (err = sigchld_entry_need_efd (e)) < 0)
     {
       /* No way to learn of its end: not started after all.  Unpublished,
@@ -882,7 +915,7 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
     }
   /* A SIGCHLD that came before the PID was published woke nobody, and
    * reaped nothing for the application: look again. */
-  sigchld_entry_publish (e, pid);
+  sigchld_entry_publish (e, pid, e->pidfd < 0);
   atomic_fetch_sub (&spawning, 1);
   if (sigchld_has_ended (pid))
     sigchld_wake (e->efd);
@@ -1044,6 +1077,13 @@ sigchld_finalize (SpawnChild *child)
   /* The eventfd belongs to the entry, which the next child reuses. */
   if (child->backend_data != NULL)
     sigchld_entry_release (child->backend_data);
+}
+
+/* For the tests: how many sweeps the process has run. */
+unsigned
+_spawn_sigchld_sweeps (void)
+{
+  return atomic_load (&sweeps_run);
 }
 
 const SpawnBackendOps _spawn_backend_sigchld = {
