@@ -352,6 +352,12 @@ SPAWN_AVAILABLE_IN_0_2
 guint    spawn_child_watch_add_full (int priority, SpawnChild *child,
                                      SpawnChildWatchFunc function, gpointer data,
                                      GDestroyNotify notify);
+SPAWN_AVAILABLE_IN_0_3
+guint    spawn_child_watch_add_shared (int priority, SpawnChild *child,
+                                       SpawnChildWatchFunc function, gpointer data,
+                                       GDestroyNotify notify);
+SPAWN_AVAILABLE_IN_0_3
+gboolean spawn_child_watch_remove_shared (guint id);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SpawnChild, spawn_child_unref)
 

@@ -8,7 +8,6 @@
  * child, destroy from another thread, nothing left once nothing is watched.
  */
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -167,42 +166,6 @@ test_process_poll_few_fds (gconstpointer data)
   testutil_assert_no_children ();
 }
 
-/* Our epoll descriptors: a hub's, while its context watches children. */
-static int
-count_epoll_fds (void)
-{
-  GDir *dir = g_dir_open ("/proc/self/fd", 0, NULL);
-  const char *name;
-  int n = 0;
-
-  g_assert_nonnull (dir);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      char *path = g_build_filename ("/proc/self/fd", name, NULL);
-      char *target = g_file_read_link (path, NULL);
-
-      if (g_strcmp0 (target, "anon_inode:[eventpoll]") == 0)
-        n++;
-      g_free (target);
-      g_free (path);
-    }
-  g_dir_close (dir);
-  return n;
-}
-
-/* Waits (poll, no main loop) until @child's fd is readable: it has ended. */
-static void
-wait_readable (SpawnChild *child)
-{
-  struct pollfd pfd = { .fd = spawn_child_get_fd (child), .events = POLLIN };
-  int n;
-
-  /* EINTR: the sigchld backend's handler ran. */
-  while ((n = poll (&pfd, 1, 120 * 1000)) < 0 && errno == EINTR)
-    ;
-  g_assert_cmpint (n, ==, 1);
-}
-
 static void
 on_order (SpawnChild *child G_GNUC_UNUSED, const SpawnExitInfo *info,
           const GError *error, gpointer data)
@@ -236,8 +199,8 @@ test_priorities (gconstpointer data)
   g_main_context_push_thread_default (ctx);
   low = start_helper ("exit", "1");
   high = start_helper ("exit", "2");
-  wait_readable (low);
-  wait_readable (high);
+  testutil_wait_readable (low);
+  testutil_wait_readable (high);
   spawn_child_watch_add_full (G_PRIORITY_LOW, low, on_order, order, NULL);
   spawn_child_watch_add_full (G_PRIORITY_HIGH, high, on_order, order, NULL);
   {
@@ -284,7 +247,7 @@ test_same_child_twice (gconstpointer data)
   g_main_context_push_thread_default (ctx);
   child = start_helper ("exit", "7");
   fds_before = testutil_count_fds ();
-  g_assert_cmpint (count_epoll_fds (), ==, 0);
+  g_assert_cmpint (testutil_count_epoll_fds (), ==, 0);
   spawn_child_watch_add (child, on_twice, &got);
   spawn_child_watch_add (child, on_twice, &got);
   while (got < 2)
@@ -293,7 +256,7 @@ test_same_child_twice (gconstpointer data)
   iterate_until_zero (ctx, &remaining);
   /* The hub and its epoll fd go with the last watch (and the dup() the
    * second watch's link added). */
-  g_assert_cmpint (count_epoll_fds (), ==, 0);
+  g_assert_cmpint (testutil_count_epoll_fds (), ==, 0);
   g_assert_cmpint (testutil_count_fds (), ==, fds_before);
   spawn_child_unref (child);
   g_main_context_pop_thread_default (ctx);
@@ -377,22 +340,10 @@ test_destroy_other_thread (gconstpointer data)
       spawn_child_unref (children[i]);
     }
   /* The sources are gone, and with their dispose the hub. */
-  g_assert_cmpint (count_epoll_fds (), ==, 0);
+  g_assert_cmpint (testutil_count_epoll_fds (), ==, 0);
   g_main_context_pop_thread_default (d.ctx);
   g_main_context_unref (d.ctx);
   testutil_assert_no_children ();
-}
-
-/* An ID GLib has just given out in @ctx: attach and destroy an idle. */
-static guint
-mark_source_id (GMainContext *ctx)
-{
-  GSource *mark = g_idle_source_new ();
-  guint id = g_source_attach (mark, ctx);
-
-  g_source_destroy (mark);
-  g_source_unref (mark);
-  return id;
 }
 
 static void
@@ -417,9 +368,9 @@ test_process_attaches_no_source (gconstpointer data)
     }
   ctx = g_main_context_new ();
   g_main_context_push_thread_default (ctx);
-  first = mark_source_id (ctx);
+  first = testutil_mark_source_id (ctx);
   start_sleepers (procs, &remaining);
-  last = mark_source_id (ctx);
+  last = testutil_mark_source_id (ctx);
   for (id = first + 1; id < last; id++)
     if (g_main_context_find_source_by_id (ctx, id) != NULL)
       attached++;
@@ -430,7 +381,7 @@ test_process_attaches_no_source (gconstpointer data)
   iterate_until_zero (ctx, &remaining);
   for (i = 0; i < N_PROCESSES; i++)
     g_object_unref (procs[i]);
-  g_assert_cmpint (count_epoll_fds (), ==, 0);
+  g_assert_cmpint (testutil_count_epoll_fds (), ==, 0);
   g_main_context_pop_thread_default (ctx);
   g_main_context_unref (ctx);
   testutil_assert_no_children ();

@@ -4,6 +4,7 @@
 /* testutil.c - what the test programs share (see testutil.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <sched.h>
 #include <signal.h>
@@ -234,6 +235,54 @@ testutil_count_fds (void)
     n++;
   g_dir_close (d);
   return n;
+}
+
+/* Our epoll descriptors: a hub's, while its context watches children. */
+int
+testutil_count_epoll_fds (void)
+{
+  GDir *dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *name;
+  int n = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      char *path = g_build_filename ("/proc/self/fd", name, NULL);
+      char *target = g_file_read_link (path, NULL);
+
+      if (g_strcmp0 (target, "anon_inode:[eventpoll]") == 0)
+        n++;
+      g_free (target);
+      g_free (path);
+    }
+  g_dir_close (dir);
+  return n;
+}
+
+/* Waits (poll, no main loop) until @child's fd is readable: it has ended. */
+void
+testutil_wait_readable (SpawnChild *child)
+{
+  struct pollfd pfd = { .fd = spawn_child_get_fd (child), .events = POLLIN };
+  int n;
+
+  /* EINTR: the sigchld backend's handler ran. */
+  while ((n = poll (&pfd, 1, 120 * 1000)) < 0 && errno == EINTR)
+    ;
+  g_assert_cmpint (n, ==, 1);
+}
+
+/* An ID GLib has just given out in @ctx: attach and destroy an idle. */
+guint
+testutil_mark_source_id (GMainContext *ctx)
+{
+  GSource *mark = g_idle_source_new ();
+  guint id = g_source_attach (mark, ctx);
+
+  g_source_destroy (mark);
+  g_source_unref (mark);
+  return id;
 }
 
 /* Lists our descriptors and what each is, as test messages: what a

@@ -37,6 +37,9 @@ SpawnProcess *testutil_sh_process (const char *script);
 void testutil_start_ok (SpawnProcess *proc);
 void testutil_run_in_threads (guint n_threads, int (*body) (guint index));
 int testutil_count_fds (void);
+int testutil_count_epoll_fds (void);
+void testutil_wait_readable (SpawnChild *child);
+guint testutil_mark_source_id (GMainContext *ctx);
 void testutil_print_fds (void);
 void testutil_assert_no_children (void);
 /* Whether the running kernel reports CPU times in PIDFD_GET_INFO's exit

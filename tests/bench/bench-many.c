@@ -40,12 +40,13 @@ static int many_sizes[MANY_MAX_SIZES];
 static int n_many_sizes;
 static char *many_skipped;            /* why the larger sizes were not run */
 
-/* The contenders the issue asks for: the floor, libspawn and SpawnProcess
- * on each backend, and GLib's two. */
+/* The contenders the issue asks for: the floor, libspawn (plain and
+ * shared watches) and SpawnProcess on each backend, and GLib's two. */
 static gboolean
 many_wants (const BenchContender *c)
 {
-  return g_str_equal (c->family, "libspawn") || g_str_equal (c->family, "SpawnProcess") ||
+  return g_str_equal (c->family, "libspawn") || g_str_equal (c->family, "libspawn-shared") ||
+         g_str_equal (c->family, "SpawnProcess") ||
          g_str_equal (c->family, "glib") || g_str_equal (c->name, "posix_spawn+pidfd");
 }
 

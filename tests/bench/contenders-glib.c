@@ -53,6 +53,23 @@ libspawn_start (BenchContender *c G_GNUC_UNUSED, const char * const *argv,
   spawn_child_unref (child);
 }
 
+/* The same with a shared watch: no GSource per child. */
+static void
+libspawn_shared_start (BenchContender *c G_GNUC_UNUSED, const char * const *argv,
+                       BenchSlot *slot)
+{
+  GError *error = NULL;
+  SpawnChild *child;
+
+  child = spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                          NULL, NULL, 0, NULL, NULL, NULL, &error);
+  if (child == NULL)
+    bench_die ("spawn_async_fd: %s", error->message);
+  bench_pending++;
+  spawn_child_watch_add_shared (G_PRIORITY_DEFAULT, child, libspawn_exited, slot, NULL);
+  spawn_child_unref (child);
+}
+
 static void
 libspawn_waited (GObject *source G_GNUC_UNUSED, GAsyncResult *result, gpointer data)
 {
@@ -219,11 +236,17 @@ bench_glib_contenders (BenchContender *out, gsize max)
     {
       if (!spawn_backend_is_available (backends[i]))
         continue;
-      g_assert (n + 4 <= max);
+      g_assert (n + 5 <= max);
       out[n++] = (BenchContender) {
         .name = g_strconcat ("libspawn-", spawn_backend_to_string (backends[i]), NULL),
         .family = "libspawn", .backend = backends[i], .setup = libspawn_setup,
         .start = libspawn_start, .wait = bench_main_loop_wait,
+      };
+      out[n++] = (BenchContender) {
+        .name = g_strconcat ("libspawn-", spawn_backend_to_string (backends[i]),
+                             "-shared", NULL),
+        .family = "libspawn-shared", .backend = backends[i], .setup = libspawn_setup,
+        .start = libspawn_shared_start, .wait = bench_main_loop_wait,
       };
       out[n++] = (BenchContender) {
         .name = g_strconcat ("libspawn-", spawn_backend_to_string (backends[i]),
