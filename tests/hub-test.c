@@ -387,6 +387,60 @@ test_process_attaches_no_source (gconstpointer data)
   testutil_assert_no_children ();
 }
 
+/* core/child.c, for the tests. */
+GMainContext *_spawn_child_reaper_context (void);
+
+static void
+test_reaper_attaches_no_source (gconstpointer data)
+{
+  guint first, last, id, attached = 0;
+  GMainContext *reaper;
+  GPid pids[N_PROCESSES];
+  int i;
+
+  g_test_summary ("100 children let go while they run (no handle, no watch) are "
+                  "reaped by the library's reaper thread with no GSource per "
+                  "child in its context; none is left a zombie");
+  if (!testutil_use_backend (data))
+    return;
+  if (testutil_backend (data) == SPAWN_BACKEND_CLONEFD ||
+      testutil_backend (data) == SPAWN_BACKEND_AUTOREAP)
+    {
+      g_test_skip ("the kernel reaps this backend's children: no reaper");
+      return;
+    }
+  if (testutil_backend (data) == SPAWN_BACKEND_SIGCHLD &&
+      g_strcmp0 (g_getenv ("LIBSPAWN_SIGCHLD_NO_PIDFD"), "1") == 0)
+    {
+      g_test_skip ("LIBSPAWN_SIGCHLD_NO_PIDFD=1: each sigchld child is rechecked "
+                   "on a timer, through a source of its own");
+      return;
+    }
+  /* The reaper's context exists from its first child on. */
+  spawn_child_unref (start_helper ("exit", "0"));
+  reaper = _spawn_child_reaper_context ();
+  g_assert_nonnull (reaper);
+  first = testutil_mark_source_id (reaper);
+  for (i = 0; i < N_PROCESSES; i++)
+    {
+      SpawnChild *child = start_helper ("sleep", "60000");
+
+      pids[i] = spawn_child_get_pid (child);
+      spawn_child_unref (child);
+    }
+  last = testutil_mark_source_id (reaper);
+  for (id = first + 1; id < last; id++)
+    if (g_main_context_find_source_by_id (reaper, id) != NULL)
+      attached++;
+  g_test_message ("%u sources attached to the reaper's context for %d children",
+                  attached, N_PROCESSES);
+  g_assert_cmpuint (attached, <=, 1);
+  /* Unreaped until they end, so the PIDs are still theirs. */
+  for (i = 0; i < N_PROCESSES; i++)
+    g_assert_cmpint (kill (pids[i], SIGKILL), ==, 0);
+  testutil_assert_no_children ();
+}
+
 /* Whether this kernel has pidfd_open() and waitid(P_PIDFD) (5.4). */
 static gboolean
 kernel_has_pidfd_wait (void)
@@ -465,6 +519,7 @@ main (int argc, char **argv)
     { "destroy-other-thread", test_destroy_other_thread },
     { "process-attaches-no-source", test_process_attaches_no_source },
     { "sigchld-exit-no-sweep", test_sigchld_exit_no_sweep },
+    { "reaper-attaches-no-source", test_reaper_attaches_no_source },
   };
 
   testutil_init (&argc, &argv);

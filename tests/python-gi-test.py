@@ -130,6 +130,32 @@ def _():
     assert seen == [(child.get_pid(), Spawn.ExitKind.EXITED, 5, None)], seen
 
 
+@case("shared watches from Python: the status reaches the callback; a removed one is never called")
+def _():
+    loop = GLib.MainLoop()
+    seen = []
+
+    def watch(c, info, error):
+        seen.append((c.get_pid(), info.kind, info.status, error))
+        loop.quit()
+
+    def never(c, info, error):
+        raise AssertionError("a removed shared watch was called")
+
+    child, _in, _out, _err = Spawn.async_fd_with_pipes(None, ["sh", "-c", "exit 6"], None,
+                                                       GLib.SpawnFlags.SEARCH_PATH,
+                                                       Spawn.ChildFlags.FLAGS_NONE,
+                                                       Spawn.PipeFlags.FLAGS_NONE,
+                                                       -1, -1, -1, None, None)
+    removed = Spawn.Child.watch_add_shared(GLib.PRIORITY_DEFAULT, child, never)
+    assert removed > 0
+    assert Spawn.Child.watch_remove_shared(removed)
+    assert not Spawn.Child.watch_remove_shared(removed)
+    Spawn.Child.watch_add_shared(GLib.PRIORITY_DEFAULT, child, watch)
+    run_loop(loop)
+    assert seen == [(child.get_pid(), Spawn.ExitKind.EXITED, 6, None)], seen
+
+
 def fd_count():
     return len(os.listdir("/proc/self/fd"))
 

@@ -273,12 +273,22 @@ testutil_wait_readable (SpawnChild *child)
   g_assert_cmpint (n, ==, 1);
 }
 
-/* An ID GLib has just given out in @ctx: attach and destroy an idle. */
+static gboolean
+testutil_mark_dispatched (gpointer data G_GNUC_UNUSED)
+{
+  return G_SOURCE_REMOVE;
+}
+
+/* An ID GLib has just given out in @ctx: attach and destroy an idle
+ * (which does nothing should a thread that runs @ctx dispatch it first). */
 guint
 testutil_mark_source_id (GMainContext *ctx)
 {
   GSource *mark = g_idle_source_new ();
-  guint id = g_source_attach (mark, ctx);
+  guint id;
+
+  g_source_set_callback (mark, testutil_mark_dispatched, NULL, NULL);
+  id = g_source_attach (mark, ctx);
 
   g_source_destroy (mark);
   g_source_unref (mark);

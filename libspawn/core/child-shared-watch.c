@@ -34,7 +34,7 @@ typedef struct {
   GSource *source;           /* the fallback, or NULL */
 } SharedWatch;
 
-/* Guards watches and next_id. */
+/* Guards watches, next_id and the storing of every watch's link. */
 static GMutex watches_lock;
 static GHashTable *watches;  /* ID -> SharedWatch (a reference) */
 static guint next_id;
@@ -57,8 +57,8 @@ shared_watch_unref (gpointer data)
 
   if (!g_atomic_int_dec_and_test (&w->ref_count))
     return;
-  /* Out of the hub before the notify: no call begins after this. */
-  g_clear_pointer (&w->link, _spawn_ready_link_free);
+  /* Out of the hub already (shared_watch_unlink(), or never linked). */
+  g_assert (w->link == NULL);
   g_clear_pointer (&w->source, g_source_unref);
   if (w->notify != NULL)
     w->notify (w->data);
@@ -66,16 +66,25 @@ shared_watch_unref (gpointer data)
   g_free (w);
 }
 
-/* After winning the claim: out of the table, the table's reference
- * dropped. */
+/* After winning the claim: out of the table and out of the hub, then
+ * the table's reference dropped.  The link goes first, while the table's
+ * reference still holds the record: once _spawn_ready_link_free() has
+ * returned the hub begins no call, so it never takes a reference on a
+ * record whose count has reached 0 (a call under way holds its own). */
 static void
 shared_watch_unlink (SharedWatch *w)
 {
+  SpawnReadyLink *link;
+  GSource *source;
+
   g_mutex_lock (&watches_lock);
   g_hash_table_remove (watches, GUINT_TO_POINTER (w->id));
+  link = g_steal_pointer (&w->link);
+  source = w->source;
   g_mutex_unlock (&watches_lock);
-  if (w->source != NULL)
-    g_source_destroy (w->source);
+  _spawn_ready_link_free (link);
+  if (source != NULL)
+    g_source_destroy (source);
   shared_watch_unref (w);
 }
 
@@ -105,7 +114,14 @@ shared_watch_ready (gpointer data)
     return;
   err = _spawn_child_collect (w->child, NULL);
   if (err == -EAGAIN)
-    _spawn_ready_link_rearm (w->link);
+    {
+      /* The link is stored and taken under the lock
+       * (shared_watch_attach(), shared_watch_unlink()). */
+      g_mutex_lock (&watches_lock);
+      if (w->link != NULL)
+        _spawn_ready_link_rearm (w->link);
+      g_mutex_unlock (&watches_lock);
+    }
   else
     shared_watch_call (w, err);
 }
@@ -135,26 +151,46 @@ shared_watch_insert (SharedWatch *w)
   return w->id;
 }
 
+/* Links @w to the hub of (@context, @priority), or gives it a source of
+ * its own.  Under the lock, so that shared_watch_ready() (rearming) and
+ * shared_watch_unlink() (taking them away), which may run in another
+ * thread as soon as the link or source exists, see what is stored; a
+ * removal that came first (the claim taken before anything was stored)
+ * is undone here.  Lock order: watches_lock, then the hub's or the
+ * context's. */
 static void
 shared_watch_attach (SharedWatch *w, int priority, GMainContext *context)
 {
+  SpawnReadyLink *stale = NULL;
+  GSource *source = NULL;
   int err = 0;
 
+  g_mutex_lock (&watches_lock);
   if (_spawn_child_get_recheck_interval (w->child) == 0)
     w->link = _spawn_ready_link_new_func (w->child->fd, context, priority,
                                           shared_watch_ready, w, shared_watch_ref,
                                           shared_watch_unref, &err);
-  if (w->link != NULL)
-    return;
-  if (err != 0)
-    g_debug ("shared watch of PID %d has a source of its own: %s",
-             (int) w->child->pid, g_strerror (-err));
-  w->source = spawn_child_watch_source_new (w->child);
-  g_source_set_priority (w->source, priority);
-  g_source_set_callback (w->source,
-                         (GSourceFunc) (void (*) (void)) shared_watch_source_done,
-                         shared_watch_ref (w), shared_watch_unref);
-  g_source_attach (w->source, context);
+  if (w->link == NULL)
+    {
+      if (err != 0)
+        g_debug ("shared watch of PID %d has a source of its own: %s",
+                 (int) w->child->pid, g_strerror (-err));
+      w->source = spawn_child_watch_source_new (w->child);
+      g_source_set_priority (w->source, priority);
+      g_source_set_callback (w->source,
+                             (GSourceFunc) (void (*) (void)) shared_watch_source_done,
+                             shared_watch_ref (w), shared_watch_unref);
+      g_source_attach (w->source, context);
+    }
+  if (g_atomic_int_get (&w->claimed))
+    {
+      stale = g_steal_pointer (&w->link);
+      source = w->source;
+    }
+  g_mutex_unlock (&watches_lock);
+  _spawn_ready_link_free (stale);
+  if (source != NULL)
+    g_source_destroy (source);
 }
 
 /**
@@ -172,7 +208,7 @@ shared_watch_attach (SharedWatch *w, int priority, GMainContext *context)
  * is not a #GSource of its own: one source per context and priority
  * calls the callbacks of every shared watch there.  GLib visits every
  * attached source twice in each iteration of a context, so N watches
- * from [func@Spawn.Child.watch_add] cost each iteration O(N); N shared
+ * from [method@Spawn.Child.watch_add] cost each iteration O(N); N shared
  * watches cost it one source.  Use this where a loop watches hundreds or
  * thousands of children at once (a build or test runner, a supervisor).
  *
@@ -229,7 +265,7 @@ spawn_child_watch_add_shared (int priority, SpawnChild *child,
  * its notify function is called (once a call of the callback under way
  * in another thread has returned).  The child stays as it was, not
  * collected.  What [func@GLib.Source.remove] is to the IDs of
- * [func@Spawn.Child.watch_add].
+ * [method@Spawn.Child.watch_add].
  *
  * Returns: %TRUE if the watch was removed, %FALSE if its callback had
  *   run (or was running: a callback that removes its own watch gets

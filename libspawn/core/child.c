@@ -263,12 +263,86 @@ child_reaped (SpawnChild          *child G_GNUC_UNUSED,
 {
 }
 
+/* A child the reaper holds through a function link of its context's
+ * hub, not a GSource per child: a program that lets thousands of running
+ * children go would otherwise make the reaper's thread walk all of them
+ * in every iteration (docs/design.md, "What is left per iteration"). */
+typedef struct {
+  gint ref_count;            /* atomic */
+  gint done;                 /* atomic: collected, once */
+  SpawnChild *child;         /* the reference the reaper took over */
+  SpawnReadyLink *link;      /* stored under reaper_lock */
+} ReaperEntry;
+
+/* Guards the storing and reading of every entry's link: the reaper's
+ * thread may call child_reaper_ready() before the adopting thread has
+ * stored it. */
+static GMutex reaper_lock;
+
+static gpointer
+child_reaper_entry_ref (gpointer data)
+{
+  ReaperEntry *r = data;
+
+  g_atomic_int_inc (&r->ref_count);
+  return r;
+}
+
+static void
+child_reaper_entry_unref (gpointer data)
+{
+  ReaperEntry *r = data;
+
+  if (!g_atomic_int_dec_and_test (&r->ref_count))
+    return;
+  g_assert (r->link == NULL);
+  spawn_child_unref (r->child);
+  g_free (r);
+}
+
+/* Once collected: out of the hub while a reference still holds @r (so
+ * that the hub never references it at 0), then the link's reference
+ * dropped.  The link may not be stored yet (child_reaper_adopt() checks
+ * again once it is). */
+static void
+child_reaper_done (ReaperEntry *r)
+{
+  SpawnReadyLink *link;
+
+  g_mutex_lock (&reaper_lock);
+  link = g_steal_pointer (&r->link);
+  g_mutex_unlock (&reaper_lock);
+  _spawn_ready_link_free (link);
+  child_reaper_entry_unref (r);
+}
+
+/* From the reaper context's hub, which holds a reference on @data. */
+static void
+child_reaper_ready (gpointer data)
+{
+  ReaperEntry *r = data;
+
+  if (g_atomic_int_get (&r->done))
+    return;
+  if (child_collect (r->child) == -EAGAIN)
+    {
+      g_mutex_lock (&reaper_lock);
+      _spawn_ready_link_rearm (r->link);
+      g_mutex_unlock (&reaper_lock);
+    }
+  else if (g_atomic_int_compare_and_exchange (&r->done, FALSE, TRUE))
+    child_reaper_done (r);
+}
+
 /* Takes over @child's reference. */
 static void
 child_reaper_adopt (SpawnChild *child)
 {
   static gsize started;
+  SpawnReadyLink *link, *stale = NULL;
+  ReaperEntry *r;
   GSource *source;
+  int err = 0;
 
   if (g_once_init_enter (&started))
     {
@@ -286,12 +360,46 @@ child_reaper_adopt (SpawnChild *child)
       pthread_sigmask (SIG_SETMASK, &saved, NULL);
       g_once_init_leave (&started, 1);
     }
+  if (child->recheck_interval_ms == 0)
+    {
+      r = g_new0 (ReaperEntry, 1);
+      r->ref_count = 2;        /* the link's, and ours until it is stored */
+      r->child = child;
+      g_mutex_lock (&reaper_lock);
+      link = _spawn_ready_link_new_func (child->fd, reaper_context, G_PRIORITY_DEFAULT,
+                                         child_reaper_ready, r, child_reaper_entry_ref,
+                                         child_reaper_entry_unref, &err);
+      /* Collected already (the reaper's thread ran before this): the
+       * link is this thread's to free. */
+      if (g_atomic_int_get (&r->done))
+        stale = link;
+      else
+        r->link = link;
+      g_mutex_unlock (&reaper_lock);
+      if (link != NULL)
+        {
+          _spawn_ready_link_free (stale);
+          child_reaper_entry_unref (r);
+          return;
+        }
+      g_debug ("reaper: PID %d gets a source of its own: %s", (int) child->pid,
+               g_strerror (-err));
+      r->child = NULL;
+      g_free (r);
+    }
   source = spawn_child_watch_source_new (child);
   g_source_set_callback (source, (GSourceFunc) (void (*) (void)) child_reaped, NULL, NULL);
   g_source_attach (source, reaper_context);
   g_source_unref (source);
   /* The source holds its own reference now. */
   spawn_child_unref (child);
+}
+
+/* For the tests: the reaper's context, NULL before its first child. */
+GMainContext *
+_spawn_child_reaper_context (void)
+{
+  return reaper_context;
 }
 
 void

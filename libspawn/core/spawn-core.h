@@ -28,6 +28,7 @@ guint _spawn_child_get_recheck_interval (SpawnChild *child);
 /* Takes a reference on @child and keeps it watched from a private thread
  * until it ends, so that it is reaped and not killed on close. */
 void _spawn_child_keep_alive (SpawnChild *child);
+GMainContext *_spawn_child_reaper_context (void);
 
 /* pty-stream.c: a GUnixInputStream on a pseudo-terminal's master @fd
  * (which it takes and closes) whose reads give the master's EIO as end
