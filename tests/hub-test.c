@@ -8,6 +8,7 @@
  * child, destroy from another thread, nothing left once nothing is watched.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -508,6 +509,89 @@ test_sigchld_exit_no_sweep (gconstpointer data)
   testutil_assert_no_children ();
 }
 
+static volatile sig_atomic_t app_reaped;
+
+/* The application's own handler: reaps whatever it can, as many do. */
+static void
+app_reaping_handler (int signum G_GNUC_UNUSED)
+{
+  int saved_errno = errno;
+
+  while (waitpid (-1, NULL, WNOHANG) > 0)
+    app_reaped++;
+  errno = saved_errno;
+}
+
+typedef struct {
+  int called;
+  int lost;
+} Statuses;
+
+static void
+on_status (SpawnChild *child G_GNUC_UNUSED, const SpawnExitInfo *info,
+           const GError *error, gpointer data)
+{
+  Statuses *st = data;
+
+  st->called++;
+  if (error != NULL)
+    st->lost++;
+  else
+    g_assert_cmpint (info->status, ==, 3);
+}
+
+#define N_MERGED 20
+
+static void
+test_sigchld_app_handler_merged (gconstpointer data)
+{
+  struct sigaction sa = { .sa_handler = app_reaping_handler, .sa_flags = SA_RESTART };
+  SpawnChild *children[N_MERGED];
+  Statuses st = { 0 };
+  sigset_t chld;
+  gint64 deadline;
+  int i;
+
+  g_test_summary ("an application SIGCHLD handler that reaps with waitpid(-1), which "
+                  "ours chains to: 20 exits merged into one signal all reach their "
+                  "watches (ours are swept before its handler runs)");
+  if (testutil_backend (data) != SPAWN_BACKEND_SIGCHLD)
+    {
+      g_test_skip ("only the sigchld backend has a SIGCHLD handler");
+      return;
+    }
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  /* Before our first spawn, which installs ours on top of it. */
+  g_assert_no_errno (sigaction (SIGCHLD, &sa, NULL));
+  sigemptyset (&chld);
+  sigaddset (&chld, SIGCHLD);
+  g_assert_cmpint (pthread_sigmask (SIG_BLOCK, &chld, NULL), ==, 0);
+  for (i = 0; i < N_MERGED; i++)
+    {
+      children[i] = start_helper ("exit", "3");
+      spawn_child_watch_add (children[i], on_status, &st);
+    }
+  for (i = 0; i < N_MERGED; i++)
+    testutil_wait_readable (children[i]);
+  /* One SIGCHLD pending for twenty exits, delivered here. */
+  g_assert_cmpint (pthread_sigmask (SIG_UNBLOCK, &chld, NULL), ==, 0);
+  deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  while (st.called < N_MERGED)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    }
+  g_test_message ("%d of %d statuses lost; the application's handler reaped %d",
+                  st.lost, N_MERGED, (int) app_reaped);
+  g_assert_cmpint (st.lost, ==, 0);
+  g_assert_cmpint (app_reaped, ==, 0);
+  for (i = 0; i < N_MERGED; i++)
+    spawn_child_unref (children[i]);
+  testutil_assert_no_children ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -520,6 +604,7 @@ main (int argc, char **argv)
     { "process-attaches-no-source", test_process_attaches_no_source },
     { "sigchld-exit-no-sweep", test_sigchld_exit_no_sweep },
     { "reaper-attaches-no-source", test_reaper_attaches_no_source },
+    { "sigchld-app-handler-merged", test_sigchld_app_handler_merged },
   };
 
   testutil_init (&argc, &argv);

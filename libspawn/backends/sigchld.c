@@ -142,6 +142,10 @@ static struct sigaction chained;
 /* The application asked the kernel to reap its children (SIG_IGN or
  * SA_NOCLDWAIT), which our handler may not let the kernel do for ours. */
 static gboolean emulate_autoreap;
+/* The application has a SIGCHLD handler of its own, which ours chains
+ * to: one that reaps with waitpid(-1) would take every exit of ours
+ * still a zombie, so the handler sweeps them first. */
+static gboolean chains_app_handler;
 /* Spawns between clone() and publishing the PID: a zombie we do not know
  * may be one of those, so none is reaped for the application meanwhile. */
 static _Atomic int spawning;
@@ -618,10 +622,12 @@ sigchld_handler (int signum, siginfo_t *si, void *uctx)
   int saved_errno = errno;
   Entry *e;
 
-  /* Without a child that lacks a pidfd, and with no autoreaping to do
-   * for the application, the child this signal names is all there is
-   * to do here: O(1) per exit however many children are alive. */
-  if (si == NULL || emulate_autoreap || atomic_load (&entries_without_pidfd) > 0)
+  /* Without a child that lacks a pidfd, with no autoreaping to do for
+   * the application and no handler of its own to pass the signal to,
+   * the child this signal names is all there is to do here: O(1) per
+   * exit however many children are alive. */
+  if (si == NULL || emulate_autoreap || chains_app_handler ||
+      atomic_load (&entries_without_pidfd) > 0)
     sigchld_sweep ();
   /* The child this signal names, if ours and still not reaped: a sweep
    * elsewhere may still have it, or a thief took it (no zombie left for
@@ -694,6 +700,7 @@ sigchld_install_handler (void)
   sigaction (SIGCHLD, NULL, &chained);
   app_handler = (chained.sa_flags & SA_SIGINFO) ||
                 (chained.sa_handler != SIG_DFL && chained.sa_handler != SIG_IGN);
+  chains_app_handler = app_handler;
   emulate_autoreap = (!(chained.sa_flags & SA_SIGINFO) && chained.sa_handler == SIG_IGN) ||
                      (chained.sa_flags & SA_NOCLDWAIT);
 
@@ -914,10 +921,11 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
       return err;
     }
   /* A SIGCHLD that came before the PID was published woke nobody, and
-   * reaped nothing for the application: look again. */
+   * reaped nothing for the application: look again.  (A pidfd needs no
+   * waking: the kernel makes it readable.) */
   sigchld_entry_publish (e, pid, e->pidfd < 0);
   atomic_fetch_sub (&spawning, 1);
-  if (sigchld_has_ended (pid))
+  if (e->pidfd < 0 && sigchld_has_ended (pid))
     sigchld_wake (e->efd);
   if (emulate_autoreap)
     sigchld_sweep_from_thread ();
