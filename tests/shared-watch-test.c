@@ -421,6 +421,52 @@ test_bad_ids (gconstpointer data)
   testutil_assert_no_children ();
 }
 
+static void
+test_context_gone (gconstpointer data)
+{
+  Counts gone = { 0 }, next = { 0 };
+  SpawnChild *a, *b;
+  GMainContext *ctx;
+  guint id;
+  int i;
+
+  g_test_summary ("a shared watch whose context is freed first is never called and "
+                  "is still removed by its ID (its notify once); contexts made after "
+                  "get their watches called");
+  if (!testutil_use_backend (data))
+    return;
+  a = start_helper ("sleep", "60000");
+  ctx = g_main_context_new ();
+  g_main_context_push_thread_default (ctx);
+  id = spawn_child_watch_add_shared (G_PRIORITY_DEFAULT, a, on_never, &gone, on_notify);
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
+  for (i = 0; i < 3; i++)
+    {
+      /* Often at the address just freed: its hub must be a new one. */
+      ctx = g_main_context_new ();
+      g_main_context_push_thread_default (ctx);
+      b = start_helper ("exit", "3");
+      spawn_child_watch_add_shared (G_PRIORITY_DEFAULT, b, on_count, &next, on_notify);
+      spawn_child_unref (b);
+      if (i == 1)
+        {
+          g_assert_true (spawn_child_watch_remove_shared (id));
+          g_assert_cmpint (gone.notified, ==, 1);
+        }
+      iterate_until_called (ctx, &next, i + 1);
+      g_main_context_pop_thread_default (ctx);
+      g_main_context_unref (ctx);
+    }
+  g_assert_cmpint (next.notified, ==, 3);
+  g_assert_true (spawn_child_send_signal (a, SIGKILL, NULL));
+  testutil_wait_readable (a);
+  g_assert_true (spawn_child_wait (a, NULL, NULL, NULL));
+  spawn_child_unref (a);
+  g_assert_cmpint (testutil_count_epoll_fds (), ==, 0);
+  testutil_assert_no_children ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -430,6 +476,7 @@ main (int argc, char **argv)
     { "remove", test_remove },
     { "remove-other-thread", test_remove_other_thread },
     { "bad-ids", test_bad_ids },
+    { "context-gone", test_context_gone },
   };
 
   testutil_init (&argc, &argv);

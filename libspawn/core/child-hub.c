@@ -161,7 +161,14 @@ child_hub_get (GMainContext *context, int priority, int *err)
   g_source_set_static_name (source, "libspawn child hub");
   g_source_set_priority (source, priority);
   g_source_add_unix_fd (source, epfd, G_IO_IN);
-  g_hash_table_insert (hubs, &hub->key, hub);
+  /* A callback it calls may run a nested loop that waits for another
+   * child of this hub: its events are one-shot and its dispatch holds no
+   * lock while it calls, so it may be entered again. */
+  g_source_set_can_recurse (source, TRUE);
+  /* Replace, not insert: a destroyed hub of a context freed at this
+   * address may still be in the table (its links keep it), and insert
+   * would keep that hub's key, freed with it. */
+  g_hash_table_replace (hubs, &hub->key, hub);
   /* The context's reference keeps it while it is attached; links hold
    * their own.  Attaching takes the context's lock, never ours. */
   g_source_attach (source, context);
@@ -264,8 +271,11 @@ _spawn_ready_link_new (GSource *target, int fd, GMainContext *context, int *err)
  *
  * As _spawn_ready_link_new(), with no GSource of the caller's: the hub
  * of (@context, @priority) calls @func itself, holding a reference on
- * @data for the call.  Once _spawn_ready_link_free() has returned, no
- * call begins (one under way may still run, in the context's thread).
+ * @data for the call.  Once _spawn_ready_link_free() has returned, the
+ * hub reads no new event of the link; a call whose event it had read
+ * before may still run, or even begin, in the context's thread (with
+ * its reference on @data), so @func checks a state of its own (a
+ * "claimed" or "done" flag) before acting.
  *
  * Returns: (transfer full) (nullable): the link, or %NULL with @err set
  */

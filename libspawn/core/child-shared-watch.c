@@ -263,9 +263,14 @@ spawn_child_watch_add_shared (int priority, SpawnChild *child,
  *
  * Removes a shared watch before its callback has run, from any thread;
  * its notify function is called (once a call of the callback under way
- * in another thread has returned).  The child stays as it was, not
- * collected.  What [func@GLib.Source.remove] is to the IDs of
- * [method@Spawn.Child.watch_add].
+ * in another thread has returned).  The watch does not collect the child
+ * (a collection its context's thread had begun may still finish, without
+ * the callback): a wait or another watch gets its status.  What
+ * [func@GLib.Source.remove] is to the IDs of [method@Spawn.Child.watch_add].
+ *
+ * Unlike a #GSource watch, a shared watch does not end when its main
+ * context is freed: it is then never called, and keeps its child and
+ * data until it is removed with this function.
  *
  * Returns: %TRUE if the watch was removed, %FALSE if its callback had
  *   run (or was running: a callback that removes its own watch gets

@@ -11,7 +11,8 @@
  * turns readable (and, for backends that cannot always be woken,
  * rechecks on a timer), so with the pidfd backend the PID stays the
  * child's until its callback has run (clonefd: the kernel reaps at exit;
- * sigchld: its SIGCHLD handler reaps at exit and keeps the status).  A
+ * sigchld: its SIGCHLD handler reaps the child its signal names, or all
+ * it finds without pidfds, and keeps the status).  A
  * child whose last handle goes while it runs is handed to the reaper, a
  * private thread that watches it to its end (pidfd and sigchld backends;
  * with clonefd the kernel reaps it).
