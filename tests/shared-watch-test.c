@@ -421,6 +421,66 @@ test_bad_ids (gconstpointer data)
   testutil_assert_no_children ();
 }
 
+typedef struct {
+  GMainContext *ctx;
+  SpawnChild *second;
+  Counts inner;
+  gboolean nested_done;
+} Nested;
+
+/* The first child's callback: waits in a nested loop for the second's. */
+static void
+on_first_nested (SpawnChild *child G_GNUC_UNUSED, const SpawnExitInfo *info G_GNUC_UNUSED,
+                 const GError *error, gpointer data)
+{
+  Nested *n = data;
+  gint64 deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+
+  g_assert_no_error ((GError *) error);
+  spawn_child_watch_add_shared (G_PRIORITY_DEFAULT, n->second, on_count, &n->inner, NULL);
+  g_assert_true (spawn_child_send_signal (n->second, SIGKILL, NULL));
+  while (n->inner.called == 0)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      if (!g_main_context_iteration (n->ctx, FALSE))
+        g_usleep (1000);
+    }
+  n->nested_done = TRUE;
+}
+
+static void
+test_nested_loop (gconstpointer data)
+{
+  Nested n = { 0 };
+  SpawnChild *first;
+  gint64 deadline;
+
+  g_test_summary ("a shared watch's callback that runs a nested loop waiting for "
+                  "another shared watch of the same context and priority gets it");
+  if (!testutil_use_backend (data))
+    return;
+  n.ctx = g_main_context_new ();
+  g_main_context_push_thread_default (n.ctx);
+  first = start_helper ("exit", "0");
+  n.second = start_helper ("sleep", "60000");
+  spawn_child_watch_add_shared (G_PRIORITY_DEFAULT, first, on_first_nested, &n, NULL);
+  deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  while (!n.nested_done)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      if (!g_main_context_iteration (n.ctx, FALSE))
+        g_usleep (1000);
+    }
+  g_assert_cmpint (n.inner.killed, ==, 1);
+  spawn_child_unref (first);
+  spawn_child_unref (n.second);
+  while (g_main_context_iteration (n.ctx, FALSE))
+    ;
+  g_main_context_pop_thread_default (n.ctx);
+  g_main_context_unref (n.ctx);
+  testutil_assert_no_children ();
+}
+
 static void
 test_context_gone (gconstpointer data)
 {
@@ -477,6 +537,7 @@ main (int argc, char **argv)
     { "remove-other-thread", test_remove_other_thread },
     { "bad-ids", test_bad_ids },
     { "context-gone", test_context_gone },
+    { "nested-loop", test_nested_loop },
   };
 
   testutil_init (&argc, &argv);
