@@ -28,7 +28,10 @@ typedef struct {
   GSource source;
   SpawnHubKey key;           /* the key in hubs */
   int epfd;
-  guint n_links;
+  /* Every link in the epoll set, also here: the epoll set is kernel
+   * memory, and a link only it names (a reaper entry whose child is still
+   * running, say) would look lost to a leak checker at exit. */
+  GQueue links;
 } SpawnHub;
 
 struct _SpawnReadyLink {
@@ -43,9 +46,10 @@ struct _SpawnReadyLink {
   int fd;                    /* in the epoll set */
   int dup_fd;                /* our dup() of the caller's fd, or -1 */
   gint fired;                /* atomic: readiness seen since the last arm */
+  GList node;                /* in hub->links */
 };
 
-/* Guards hubs, every SpawnHub's n_links and every link's target and
+/* Guards hubs, every SpawnHub's links and every link's target and
  * func. */
 static GMutex hub_lock;
 static GHashTable *hubs;     /* SpawnHubKey * -> SpawnHub * */
@@ -214,8 +218,11 @@ child_hub_link (SpawnReadyLink *link, int fd, GMainContext *context, int priorit
       link->hub = hub;
       *err = child_hub_add_fd (link, fd);
       if (*err == 0)
-        hub->n_links++;
-      else if (hub->n_links == 0 && g_hash_table_lookup (hubs, &hub->key) == hub)
+        {
+          link->node.data = link;
+          g_queue_push_tail_link (&hub->links, &link->node);
+        }
+      else if (hub->links.length == 0 && g_hash_table_lookup (hubs, &hub->key) == hub)
         {
           /* A hub made for this link alone: not left behind. */
           g_hash_table_remove (hubs, &hub->key);
@@ -330,7 +337,8 @@ _spawn_ready_link_free (SpawnReadyLink *link)
   epoll_ctl (hub->epfd, EPOLL_CTL_DEL, link->fd, NULL);
   link->target = NULL;
   link->func = NULL;
-  last = --hub->n_links == 0;
+  g_queue_unlink (&hub->links, &link->node);
+  last = hub->links.length == 0;
   if (last && g_hash_table_lookup (hubs, &hub->key) == hub)
     g_hash_table_remove (hubs, &hub->key);
   g_mutex_unlock (&hub_lock);
