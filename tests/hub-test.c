@@ -28,20 +28,6 @@ counting_poll (GPollFD *fds, guint nfds, gint timeout)
   return g_poll (fds, nfds, timeout);
 }
 
-static SpawnChild *
-start_helper (const char *cmd, const char *arg)
-{
-  const char *argv[] = { testutil_helper, cmd, arg, NULL };
-  GError *error = NULL;
-  SpawnChild *child;
-
-  child = spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
-                          NULL, NULL, 0, NULL, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (child);
-  return child;
-}
-
 static void
 on_count (SpawnChild *child G_GNUC_UNUSED, const SpawnExitInfo *info,
           const GError *error, gpointer data)
@@ -86,7 +72,7 @@ test_poll_few_fds (gconstpointer data)
   g_main_context_set_poll_func (ctx, counting_poll);
   for (i = 0; i < N_MANY; i++)
     {
-      children[i] = start_helper ("sleep", "60000");
+      children[i] = testutil_start_helper ("sleep", "60000");
       spawn_child_watch_add (children[i], on_count, &remaining);
     }
   max_nfds = 0;
@@ -198,8 +184,8 @@ test_priorities (gconstpointer data)
     return;
   ctx = g_main_context_new ();
   g_main_context_push_thread_default (ctx);
-  low = start_helper ("exit", "1");
-  high = start_helper ("exit", "2");
+  low = testutil_start_helper ("exit", "1");
+  high = testutil_start_helper ("exit", "2");
   testutil_wait_readable (low);
   testutil_wait_readable (high);
   spawn_child_watch_add_full (G_PRIORITY_LOW, low, on_order, order, NULL);
@@ -246,7 +232,7 @@ test_same_child_twice (gconstpointer data)
     return;
   ctx = g_main_context_new ();
   g_main_context_push_thread_default (ctx);
-  child = start_helper ("exit", "7");
+  child = testutil_start_helper ("exit", "7");
   fds_before = testutil_count_fds ();
   g_assert_cmpint (testutil_count_epoll_fds (), ==, 0);
   spawn_child_watch_add (child, on_twice, &got);
@@ -314,7 +300,7 @@ test_destroy_other_thread (gconstpointer data)
   g_main_context_push_thread_default (d.ctx);
   for (i = 0; i < 64; i++)
     {
-      children[i] = start_helper ("sleep", i % 2 ? "1" : "60000");
+      children[i] = testutil_start_helper ("sleep", i % 2 ? "1" : "60000");
       d.sources[i] = spawn_child_watch_source_new (children[i]);
       g_source_set_callback (d.sources[i], (GSourceFunc) (void (*) (void)) on_destroyed_watch,
                              &d, NULL);
@@ -418,13 +404,13 @@ test_reaper_attaches_no_source (gconstpointer data)
       return;
     }
   /* The reaper's context exists from its first child on. */
-  spawn_child_unref (start_helper ("exit", "0"));
+  spawn_child_unref (testutil_start_helper ("exit", "0"));
   reaper = _spawn_child_reaper_context ();
   g_assert_nonnull (reaper);
   first = testutil_mark_source_id (reaper);
   for (i = 0; i < N_PROCESSES; i++)
     {
-      SpawnChild *child = start_helper ("sleep", "60000");
+      SpawnChild *child = testutil_start_helper ("sleep", "60000");
 
       pids[i] = spawn_child_get_pid (child);
       spawn_child_unref (child);
@@ -489,7 +475,7 @@ test_sigchld_exit_no_sweep (gconstpointer data)
   ctx = g_main_context_new ();
   g_main_context_push_thread_default (ctx);
   for (i = 0; i < N_ONE_BY_ONE; i++)
-    children[i] = start_helper ("sleep", "60000");
+    children[i] = testutil_start_helper ("sleep", "60000");
   for (i = 0; i < N_ONE_BY_ONE; i++)
     spawn_child_watch_add (children[i], on_count, &remaining);
   before = _spawn_sigchld_sweeps ();
@@ -569,7 +555,7 @@ test_sigchld_app_handler_merged (gconstpointer data)
   g_assert_cmpint (pthread_sigmask (SIG_BLOCK, &chld, NULL), ==, 0);
   for (i = 0; i < N_MERGED; i++)
     {
-      children[i] = start_helper ("exit", "3");
+      children[i] = testutil_start_helper ("exit", "3");
       spawn_child_watch_add (children[i], on_status, &st);
     }
   for (i = 0; i < N_MERGED; i++)

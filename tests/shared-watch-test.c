@@ -15,20 +15,6 @@
 
 #include "testutil.h"
 
-static SpawnChild *
-start_helper (const char *cmd, const char *arg)
-{
-  const char *argv[] = { testutil_helper, cmd, arg, NULL };
-  GError *error = NULL;
-  SpawnChild *child;
-
-  child = spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
-                          NULL, NULL, 0, NULL, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (child);
-  return child;
-}
-
 /* Whether the backend gives this child's watch a recheck timer, which a
  * shared watch honours with a source of its own (sigchld without pidfds). */
 static gboolean
@@ -103,7 +89,7 @@ test_attaches_no_source (gconstpointer data)
   ctx = g_main_context_new ();
   g_main_context_push_thread_default (ctx);
   for (i = 0; i < N_MANY; i++)
-    children[i] = start_helper ("sleep", "60000");
+    children[i] = testutil_start_helper ("sleep", "60000");
   fds_before = testutil_count_fds ();
 
   /* The measure, on the plain watch: one source per child. */
@@ -190,8 +176,8 @@ test_priorities (gconstpointer data)
     return;
   ctx = g_main_context_new ();
   g_main_context_push_thread_default (ctx);
-  low = start_helper ("exit", "1");
-  high = start_helper ("exit", "2");
+  low = testutil_start_helper ("exit", "1");
+  high = testutil_start_helper ("exit", "2");
   testutil_wait_readable (low);
   testutil_wait_readable (high);
   spawn_child_watch_add_shared (G_PRIORITY_LOW, low, on_order, order, NULL);
@@ -247,7 +233,7 @@ test_remove (gconstpointer data)
     return;
   ctx = g_main_context_new ();
   g_main_context_push_thread_default (ctx);
-  child = start_helper ("sleep", "60000");
+  child = testutil_start_helper ("sleep", "60000");
   id = spawn_child_watch_add_shared (G_PRIORITY_DEFAULT, child, on_never, &removed,
                                      on_notify);
   g_assert_true (spawn_child_watch_remove_shared (id));
@@ -345,7 +331,7 @@ test_remove_other_thread (gconstpointer data)
   g_main_context_push_thread_default (ctx);
   for (i = 0; i < N_RACE; i++)
     {
-      children[i] = start_helper ("sleep", "60000");
+      children[i] = testutil_start_helper ("sleep", "60000");
       r.ids[i] = spawn_child_watch_add_shared (G_PRIORITY_DEFAULT, children[i],
                                                on_race, &r, on_race_notify);
     }
@@ -408,7 +394,7 @@ test_bad_ids (gconstpointer data)
   /* Never handed out: FALSE, no critical. */
   g_assert_false (spawn_child_watch_remove_shared (0xfffffff0u));
 
-  child = start_helper ("exit", "3");
+  child = testutil_start_helper ("exit", "3");
   id = spawn_child_watch_add_shared (G_PRIORITY_DEFAULT, child, on_count, &c, on_notify);
   g_test_expect_message ("GLib", G_LOG_LEVEL_CRITICAL, "*not found*");
   g_assert_false (g_source_remove (id));
@@ -461,8 +447,8 @@ test_nested_loop (gconstpointer data)
     return;
   n.ctx = g_main_context_new ();
   g_main_context_push_thread_default (n.ctx);
-  first = start_helper ("exit", "0");
-  n.second = start_helper ("sleep", "60000");
+  first = testutil_start_helper ("exit", "0");
+  n.second = testutil_start_helper ("sleep", "60000");
   spawn_child_watch_add_shared (G_PRIORITY_DEFAULT, first, on_first_nested, &n, NULL);
   deadline = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
   while (!n.nested_done)
@@ -495,7 +481,7 @@ test_context_gone (gconstpointer data)
                   "get their watches called");
   if (!testutil_use_backend (data))
     return;
-  a = start_helper ("sleep", "60000");
+  a = testutil_start_helper ("sleep", "60000");
   ctx = g_main_context_new ();
   g_main_context_push_thread_default (ctx);
   id = spawn_child_watch_add_shared (G_PRIORITY_DEFAULT, a, on_never, &gone, on_notify);
@@ -506,7 +492,7 @@ test_context_gone (gconstpointer data)
       /* Often at the address just freed: its hub must be a new one. */
       ctx = g_main_context_new ();
       g_main_context_push_thread_default (ctx);
-      b = start_helper ("exit", "3");
+      b = testutil_start_helper ("exit", "3");
       spawn_child_watch_add_shared (G_PRIORITY_DEFAULT, b, on_count, &next, on_notify);
       spawn_child_unref (b);
       if (i == 1)

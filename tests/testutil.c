@@ -237,6 +237,21 @@ testutil_count_fds (void)
   return n;
 }
 
+/* spawn-helper CMD ARG, started with spawn_async_fd()'s defaults. */
+SpawnChild *
+testutil_start_helper (const char *cmd, const char *arg)
+{
+  const char *argv[] = { testutil_helper, cmd, arg, NULL };
+  GError *error = NULL;
+  SpawnChild *child;
+
+  child = spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
+                          NULL, NULL, 0, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (child);
+  return child;
+}
+
 /* Our epoll descriptors: a hub's, while its context watches children. */
 int
 testutil_count_epoll_fds (void)

@@ -37,6 +37,7 @@ SpawnProcess *testutil_sh_process (const char *script);
 void testutil_start_ok (SpawnProcess *proc);
 void testutil_run_in_threads (guint n_threads, int (*body) (guint index));
 int testutil_count_fds (void);
+SpawnChild *testutil_start_helper (const char *cmd, const char *arg);
 int testutil_count_epoll_fds (void);
 void testutil_wait_readable (SpawnChild *child);
 guint testutil_mark_source_id (GMainContext *ctx);

@@ -30,7 +30,7 @@ typedef struct {
   SpawnChildWatchFunc func;
   gpointer data;
   GDestroyNotify notify;
-  SpawnReadyLink *link;      /* freed with the record, or NULL */
+  SpawnReadyLink *link;      /* taken out by shared_watch_unlink(), or NULL */
   GSource *source;           /* the fallback, or NULL */
 } SharedWatch;
 

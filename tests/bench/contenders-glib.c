@@ -37,9 +37,9 @@ libspawn_exited (SpawnChild          *child G_GNUC_UNUSED,
   bench_exited (data);
 }
 
-static void
-libspawn_start (BenchContender *c G_GNUC_UNUSED, const char * const *argv,
-                BenchSlot *slot)
+/* spawn_async_fd() with the defaults the contenders share. */
+static SpawnChild *
+libspawn_spawn (const char * const *argv)
 {
   GError *error = NULL;
   SpawnChild *child;
@@ -49,6 +49,15 @@ libspawn_start (BenchContender *c G_GNUC_UNUSED, const char * const *argv,
   if (child == NULL)
     bench_die ("spawn_async_fd: %s", error->message);
   bench_pending++;
+  return child;
+}
+
+static void
+libspawn_start (BenchContender *c G_GNUC_UNUSED, const char * const *argv,
+                BenchSlot *slot)
+{
+  SpawnChild *child = libspawn_spawn (argv);
+
   spawn_child_watch_add (child, libspawn_exited, slot);
   spawn_child_unref (child);
 }
@@ -58,14 +67,8 @@ static void
 libspawn_shared_start (BenchContender *c G_GNUC_UNUSED, const char * const *argv,
                        BenchSlot *slot)
 {
-  GError *error = NULL;
-  SpawnChild *child;
+  SpawnChild *child = libspawn_spawn (argv);
 
-  child = spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1,
-                          NULL, NULL, 0, NULL, NULL, NULL, &error);
-  if (child == NULL)
-    bench_die ("spawn_async_fd: %s", error->message);
-  bench_pending++;
   spawn_child_watch_add_shared (G_PRIORITY_DEFAULT, child, libspawn_exited, slot, NULL);
   spawn_child_unref (child);
 }
