@@ -47,7 +47,7 @@
 /* The child's stack: mapped, with a guard below it, never a heap block.
  * Returns its lowest usable address, or NULL with errno set. */
 static void *
-child_stack_new (void)
+child_stack_map (void)
 {
   char *base;
 
@@ -63,19 +63,37 @@ child_stack_new (void)
       errno = saved_errno;
       return NULL;
     }
-  /* The child's frames poison ASan's shadow of this range, which we share
-   * (CLONE_VM), and exec never unwinds them: a new mapping at the same
-   * address would inherit the stale poison. */
-  SPAWN_ASAN_UNPOISON (base + CHILD_STACK_GUARD, CHILD_STACK_SIZE);
   return base + CHILD_STACK_GUARD;
 }
 
-/* CLONE_VFORK: by the time start() returns the child has exec'd or exited
- * and no longer runs on this stack. */
-static void
-child_stack_free (void *stack)
+/* One stack kept from the last spawn for the next, or NULL.  mmap,
+ * mprotect and munmap of a stack per spawn were 8 % of the parent's CPU
+ * time with thousands of children (perf, the many benchmark).  A spawn
+ * takes it with an exchange: one that finds none (another thread's spawn
+ * has it, or a child_setup that spawns runs on it) maps its own. */
+static gpointer spare_stack;
+
+static void *
+child_stack_take (void)
 {
-  if (stack != NULL)
+  void *stack = g_atomic_pointer_exchange (&spare_stack, NULL);
+
+  return stack != NULL ? stack : child_stack_map ();
+}
+
+/* CLONE_VFORK: by the time start() returns the child has exec'd or exited
+ * and no longer runs on @stack.  Kept as the spare if there is none, else
+ * unmapped. */
+static void
+child_stack_give_back (void *stack)
+{
+  if (stack == NULL)
+    return;
+  /* The child's frames poison ASan's shadow of the range, which we share
+   * (CLONE_VM), and exec never unwinds them: the next child on it, or a
+   * new mapping at the same address, would inherit the stale poison. */
+  SPAWN_ASAN_UNPOISON (stack, CHILD_STACK_SIZE);
+  if (!g_atomic_pointer_compare_and_exchange (&spare_stack, NULL, stack))
     munmap ((char *) stack - CHILD_STACK_GUARD,
             CHILD_STACK_GUARD + CHILD_STACK_SIZE);
 }
@@ -486,7 +504,7 @@ spawn_start_child (const SpawnRequest *req, const SpawnBackendOps *ops, SpawnExe
   int pipes[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
   SpawnExecReport report = { 0, 0 };
   SpawnChild *child = NULL;
-  void *stack = child_stack_new ();
+  void *stack = child_stack_take ();
   int err;
 
   plan->report = &report;
@@ -509,7 +527,7 @@ spawn_start_child (const SpawnRequest *req, const SpawnBackendOps *ops, SpawnExe
   if (err < 0 || report.errnum != 0)
     g_clear_pointer (&child, spawn_child_unref);
   spawn_stdio_close (pipes);
-  child_stack_free (stack);
+  child_stack_give_back (stack);
   plan->report = NULL;
   return child;
 }
