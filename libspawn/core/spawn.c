@@ -63,6 +63,8 @@ child_stack_map (void)
       errno = saved_errno;
       return NULL;
     }
+  /* Shadow that a mapping unmapped from here before left poisoned. */
+  SPAWN_ASAN_UNPOISON (base + CHILD_STACK_GUARD, CHILD_STACK_SIZE);
   return base + CHILD_STACK_GUARD;
 }
 
