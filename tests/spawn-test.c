@@ -964,6 +964,19 @@ task_sigblk (int tid)
   return g_ascii_strtoull (line + strlen ("\nSigBlk:"), NULL, 16);
 }
 
+/* Skips (and says so) where the kernel reaps every child: no reaper
+ * thread to test. */
+static gboolean
+skip_without_reaper (gconstpointer data)
+{
+  if (testutil_backend (data) != SPAWN_BACKEND_CLONEFD &&
+      testutil_backend (data) != SPAWN_BACKEND_AUTOREAP)
+    return FALSE;
+  g_test_skip ("clonefd and autoreap children are reaped by the kernel: "
+               "no reaper thread");
+  return TRUE;
+}
+
 static void
 test_reaper_holds_reachable (gconstpointer data)
 {
@@ -976,13 +989,8 @@ test_reaper_holds_reachable (gconstpointer data)
   g_test_summary ("a dropped child the reaper waits for is reachable from "
                   "our memory, not only from the kernel's epoll set: a leak "
                   "checker run while it is still running finds nothing");
-  if (testutil_backend (data) == SPAWN_BACKEND_CLONEFD ||
-      testutil_backend (data) == SPAWN_BACKEND_AUTOREAP)
-    {
-      g_test_skip ("clonefd and autoreap children are reaped by the kernel: "
-                   "no reaper thread");
-      return;
-    }
+  if (skip_without_reaper (data))
+    return;
 #ifndef HAVE_LSAN
   g_test_skip ("needs LeakSanitizer: the sanitize build (tests/run-sanitized) "
                "runs this case");
@@ -1015,13 +1023,8 @@ test_reaper_sigmask (gconstpointer data)
   g_test_summary ("the reaper thread is born with every signal blocked, "
                   "not with the mask of the thread that dropped the first "
                   "child (here: nothing blocked)");
-  if (testutil_backend (data) == SPAWN_BACKEND_CLONEFD ||
-      testutil_backend (data) == SPAWN_BACKEND_AUTOREAP)
-    {
-      g_test_skip ("clonefd and autoreap children are reaped by the kernel: "
-                   "no reaper thread");
-      return;
-    }
+  if (skip_without_reaper (data))
+    return;
   if (!testutil_use_backend (data) || !testutil_isolated ())
     return;
   child = start_helper ("sleep", "100000");
