@@ -9,6 +9,8 @@
  *   sleep MS        sleep, then exit 0
  *   cat             copy stdin to stdout
  *   list-fds [stderr]  print the open descriptors, one per line
+ *   fd-table-size   print the slots of our descriptor table (FDSize in
+ *                   /proc/self/status): exec keeps the table it was given
  *   write-fd FD S   write S to FD
  *   env NAME        print $NAME
  *   pwd             print the working directory
@@ -237,6 +239,17 @@ main (int argc, char **argv)
         if (fcntl (fd, F_GETFD) >= 0)
           fprintf (out, "%d\n", fd);
       return 0;
+    }
+  if (strcmp (cmd, "fd-table-size") == 0)
+    {
+      FILE *f = fopen ("/proc/self/status", "r");
+      char line[256];
+      int found = 0;
+
+      while (f != NULL && !found && fgets (line, sizeof (line), f) != NULL)
+        if (strncmp (line, "FDSize:", 7) == 0)
+          found = printf ("%d\n", atoi (line + 7)) > 0;
+      return found ? 0 : 1;
     }
   if (strcmp (cmd, "write-fd") == 0 && argc == 4)
     {

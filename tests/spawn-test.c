@@ -324,6 +324,100 @@ test_fd_hygiene (gconstpointer data)
 }
 
 static void
+setup_nothing (gpointer data)
+{
+  (void) data;
+}
+
+/* The slots of the table a child of ours got (exec keeps it), spawned
+ * with @flags and @setup. */
+static int
+child_fd_table_size (GSpawnFlags flags, GSpawnChildSetupFunc setup)
+{
+  const char *argv[] = { testutil_helper, "fd-table-size", NULL };
+  GError *error = NULL;
+  char buf[64];
+  ssize_t n;
+  int out = -1;
+  Result r;
+
+  g_autoptr (SpawnChild) child =
+    spawn_async_fd (NULL, argv, NULL, flags, setup, NULL, -1, -1, -1, NULL, NULL, 0,
+                    NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  n = read (out, buf, sizeof (buf) - 1);
+  g_assert_cmpint (n, >, 0);
+  buf[n] = '\0';
+  close (out);
+  watch (child, &r);
+  assert_exited (&r, 0);
+  g_test_message ("flags %#x, %s child_setup: FDSize %d", flags,
+                  setup != NULL ? "a" : "no", atoi (buf));
+  return atoi (buf);
+}
+
+/* @fd, moved to @at or above. */
+static int
+move_fd_to (int fd, int at)
+{
+  int moved = fcntl (fd, F_DUPFD_CLOEXEC, at);
+
+  g_assert_cmpint (moved, ==, at);
+  close (fd);
+  return moved;
+}
+
+static void
+test_fd_table (gconstpointer data)
+{
+  const char *write_argv[] = { testutil_helper, "write-fd", "3", "from 700", NULL };
+  const char *list_argv[] = { testutil_helper, "list-fds", NULL };
+  GError *error = NULL;
+  int high, p[2], q[2], target = 3;
+  struct rlimit rl;
+
+  g_test_summary ("a child's descriptor table is its own, as large as the descriptors it "
+                  "uses need, not a copy of ours: with one of ours at 900 it has fewer "
+                  "than 900 slots, and what it is given from 700 (an fd passed on) and "
+                  "800 (its stdout) arrives; with G_SPAWN_LEAVE_DESCRIPTORS_OPEN or a "
+                  "child_setup, which may use any of ours, it is a copy (over 900)");
+  if (!testutil_use_backend (data))
+    return;
+  g_assert_no_errno (getrlimit (RLIMIT_NOFILE, &rl));
+  if (rl.rlim_cur <= 900)
+    {
+      g_test_skip_printf ("RLIMIT_NOFILE is %ju: no descriptor 900", (uintmax_t) rl.rlim_cur);
+      return;
+    }
+  high = move_fd_to (open ("/dev/null", O_RDONLY | O_CLOEXEC), 900);
+  g_assert_cmpint (child_fd_table_size (0, NULL), <, 900);
+  g_assert_cmpint (child_fd_table_size (G_SPAWN_LEAVE_DESCRIPTORS_OPEN, NULL), >, 900);
+  g_assert_cmpint (child_fd_table_size (0, setup_nothing), >, 900);
+
+  g_assert_no_errno (pipe2 (p, O_CLOEXEC));
+  p[1] = move_fd_to (p[1], 700);
+  {
+    g_autoptr (SpawnChild) child =
+      spawn_async_fd (NULL, write_argv, NULL, 0, NULL, NULL, -1, -1, -1, &p[1], &target, 1,
+                      NULL, NULL, NULL, &error);
+    g_assert_no_error (error);
+    close (p[1]);
+    assert_output (child, p[0], "from 700");
+  }
+  g_assert_no_errno (pipe2 (q, O_CLOEXEC));
+  q[1] = move_fd_to (q[1], 800);
+  {
+    g_autoptr (SpawnChild) child =
+      spawn_async_fd (NULL, list_argv, NULL, 0, NULL, NULL, -1, q[1], -1, NULL, NULL, 0,
+                      NULL, NULL, NULL, &error);
+    g_assert_no_error (error);
+    close (q[1]);
+    assert_output (child, q[0], "0\n1\n2\n");
+  }
+  close (high);
+}
+
+static void
 assert_spawn_fails (const char *dir, const char * const *argv, int code,
                     const char *name)
 {
@@ -2439,6 +2533,30 @@ test_seccomp_fallback (void)
 }
 
 static void
+test_fd_table_denied (void)
+{
+  const char *argv[] = { testutil_helper, "list-fds", NULL };
+  GError *error = NULL;
+  int high, out = -1;
+
+  g_test_summary ("close_range() denied by seccomp (EPERM), as before Linux 5.9 or in "
+                  "a sandbox: a child's table is a copy of ours again, and it still "
+                  "sees its stdio only");
+  if (!testutil_isolated ())
+    return;
+  deny_syscall (__NR_close_range);
+  high = fcntl (2, F_DUPFD_CLOEXEC, 900);
+  g_assert_cmpint (high, >=, 900);
+  g_assert_cmpint (child_fd_table_size (0, NULL), >, 900);
+  g_autoptr (SpawnChild) child =
+    spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0, NULL, &out,
+                    NULL, &error);
+  g_assert_no_error (error);
+  assert_output (child, out, "0\n1\n2\n");
+  close (high);
+}
+
+static void
 test_closed_stdio_fd (gconstpointer data)
 {
   const char *argv[] = { testutil_helper, "cat", NULL };
@@ -2551,6 +2669,7 @@ main (int argc, char **argv)
     { "fd-mapping", test_fd_mapping },
     { "closed-stdio-fd", test_closed_stdio_fd },
     { "fd-hygiene", test_fd_hygiene },
+    { "fd-table", test_fd_table },
     { "exec-errors", test_exec_errors },
     { "cwd-env", test_working_directory_and_env },
     { "exec/script-argv-zero-empty", test_script_argv_zero_empty },
@@ -2597,6 +2716,7 @@ main (int argc, char **argv)
   g_test_add_func ("/spawn/backend/auto", test_auto_backend);
   g_test_add_func ("/spawn/backend/forced", test_forced_backend);
   g_test_add_func ("/spawn/backend/seccomp-fallback", test_seccomp_fallback);
+  g_test_add_func ("/spawn/fd-table/close-range-denied", test_fd_table_denied);
   g_test_add_func ("/spawn/backend/probe-emfile", test_auto_probe_emfile);
   g_test_add_func ("/spawn/backend/forced/subprocess/bogus", test_forced_bogus);
   g_test_add_func ("/spawn/backend/forced/subprocess/sigchld", test_forced_sigchld);

@@ -210,7 +210,7 @@ autoreap_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
   long pid;
 
   /* exit_signal stays 0, as CLONE_AUTOREAP demands: no signal at all. */
-  args.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE_AUTOREAP;
+  args.flags = SPAWN_EXEC_CLONE_FLAGS (plan) | CLONE_PIDFD | CLONE_AUTOREAP;
   if (plan->kernel_kill_on_close)
     args.flags |= CLONE_PIDFD_AUTOKILL |
                   (autoreap_caller_has_nnp () ? CLONE_NNP : 0);

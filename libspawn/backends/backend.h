@@ -49,7 +49,8 @@ struct _SpawnBackendOps {
    * other -errno: this probe failed, ask again (the core caches only
    * answers about the kernel). */
   int (*probe) (void);
-  /* Start the child with CLONE_VM | CLONE_VFORK (the child runs
+  /* Start the child with SPAWN_EXEC_CLONE_FLAGS (plan): CLONE_VM |
+   * CLONE_VFORK, and CLONE_FILES when the plan asks (the child runs
    * _spawn_exec_child (plan) on the @stack_size bytes at @stack); fill
    * child->pid and child->fd.  Returns 0 or -errno; on error nothing is
    * left behind. */

@@ -88,7 +88,7 @@ clonefd_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
   /* O_CLOEXEC matters twice with AUTOKILL: a program the application
    * execs does not keep our children alive, nor does one of theirs. */
   args.clonefd_flags = O_CLOEXEC | O_NONBLOCK;
-  flags = CLONE_VM | CLONE_VFORK | SPAWN_CLONE_FD | SPAWN_CLONE_AUTOREAP |
+  flags = SPAWN_EXEC_CLONE_FLAGS (plan) | SPAWN_CLONE_FD | SPAWN_CLONE_AUTOREAP |
           (plan->kernel_kill_on_close ? SPAWN_CLONE_FD_AUTOKILL : 0);
   if (plan->cgroup_fd >= 0)
     pid = clonefd_run_in_cgroup (flags, &args, plan);

@@ -85,7 +85,7 @@ pidfd_start_in_cgroup (SpawnChild *child, SpawnExecPlan *plan, void *stack,
 
   if (g_atomic_int_get (&unsupported))
     return -ENOSYS;
-  args.flags = CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE_INTO_CGROUP;
+  args.flags = SPAWN_EXEC_CLONE_FLAGS (plan) | CLONE_PIDFD | CLONE_INTO_CGROUP;
   args.pidfd = (uintptr_t) &fd;
   args.exit_signal = SIGCHLD;
   args.stack = (uintptr_t) stack;
@@ -124,7 +124,7 @@ pidfd_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
     }
   /* CLONE_PIDFD's fd is close-on-exec. */
   pid = clone (_spawn_exec_child, (char *) stack + stack_size,
-               CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, plan, &fd);
+               SPAWN_EXEC_CLONE_FLAGS (plan) | CLONE_PIDFD | SIGCHLD, plan, &fd);
   if (pid < 0)
     return -errno;
   child->pid = pid;

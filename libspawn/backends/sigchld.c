@@ -894,7 +894,7 @@ sigchld_start (SpawnChild *child, SpawnExecPlan *plan, void *stack,
 
   atomic_fetch_add (&spawning, 1);
   pid = clone (_spawn_exec_child, (char *) stack + stack_size,
-               CLONE_VM | CLONE_VFORK | SIGCHLD, plan);
+               SPAWN_EXEC_CLONE_FLAGS (plan) | SIGCHLD, plan);
   if (pid < 0)
     {
       err = -errno;

@@ -43,6 +43,15 @@ typedef struct {
   int *lifted_fds;           /* scratch, n_fds long, for the child */
   gsize n_fds;
   int max_target_fd;
+  /* > 0: the child is cloned sharing our descriptor table (CLONE_FILES,
+   * see SPAWN_EXEC_CLONE_FLAGS) and first makes a table of its own that
+   * holds only our descriptors below this number, every one it needs
+   * among them: close_range(CLOSE_RANGE_UNSHARE) copies that much and no
+   * more, where a clone without CLONE_FILES copies the whole table, one
+   * entry per pidfd of every live child.  0: a plain clone, which copies
+   * it (a child_setup or G_SPAWN_LEAVE_DESCRIPTORS_OPEN may use any of
+   * them; the kernel's kill-on-close refuses CLONE_FILES). */
+  int share_fds_below;
   GSpawnChildSetupFunc child_setup;
   gpointer child_setup_data;
   sigset_t parent_mask;      /* restored in the child before exec */
@@ -86,6 +95,11 @@ typedef struct {
   SpawnExecReport *report;
 } SpawnExecPlan;
 
+/* The flags every backend's start() clones a child of @plan with, to
+ * which it adds its own. */
+#define SPAWN_EXEC_CLONE_FLAGS(plan) \
+  (CLONE_VM | CLONE_VFORK | ((plan)->share_fds_below > 0 ? CLONE_FILES : 0))
+
 #define SPAWN_FD_NULL    (-1) /* /dev/null */
 #define SPAWN_FD_INHERIT (-2) /* the parent's own 0, 1 or 2 */
 
@@ -106,6 +120,9 @@ typedef enum {
  * after clone (@plan is a SpawnExecPlan): carry out the plan and exec, or
  * leave a SpawnExecReport and _exit(127). */
 int _spawn_exec_child (void *plan);
+/* The child of _spawn_fd_table_probe(): sets the int at @err to 0 or
+ * -errno. */
+int _spawn_exec_fd_table_probe_child (void *err);
 /* What failed, in words, for the message that names the program (or the
  * directory, for SPAWN_EXEC_STEP_CHDIR). */
 const char *_spawn_exec_step_describe (SpawnExecStep step);
@@ -133,3 +150,7 @@ void _spawn_fd_close_pair (int p[2]);
 /* pidfd_send_signal(2): 0 or -errno (ESRCH once the process has been
  * reaped).  A clone fd is taken where a pidfd is. */
 int _spawn_fd_send_signal (int pidfd, int signum);
+/* Whether a CLONE_FILES child can make a table of its own with
+ * close_range(CLOSE_RANGE_UNSHARE), asked of a child on @stack (fd.c):
+ * 0 or -errno. */
+int _spawn_fd_table_probe (void *stack, gsize stack_size);

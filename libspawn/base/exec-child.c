@@ -23,6 +23,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#endif
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
@@ -58,6 +61,40 @@ exec_reset_signal_handlers (gboolean all)
       sa.sa_flags = 0;
       sigaction (sig, &sa, NULL);
     }
+}
+
+/* A descriptor table of our own, where we were cloned sharing our
+ * parent's (CLONE_FILES), holding only its descriptors below @below.
+ * With the upper bound at ~0U the kernel copies no more than those
+ * (close_range(2), Linux 5.9); the rest are not ours to close.  0 or
+ * -errno. */
+static int
+exec_unshare_fds_below (unsigned int below)
+{
+  return syscall (SYS_close_range, below, ~0U, CLOSE_RANGE_UNSHARE) == 0 ? 0 : -errno;
+}
+
+/* Before anything else (until then a descriptor we open or close is our
+ * parent's), when plan->share_fds_below says we share its table: the
+ * parent chose the bound to hold every descriptor we use, and asks this
+ * only where a probe child could do it (_spawn_fd_table_probe()), so a
+ * failure is a real one (ENOMEM, EMFILE). */
+static void
+exec_own_fd_table (const SpawnExecPlan *l)
+{
+  int err;
+
+  if (l->share_fds_below > 0 &&
+      (err = exec_unshare_fds_below (l->share_fds_below)) < 0)
+    exec_report (l, SPAWN_EXEC_STEP_FDS, -err);
+}
+
+/* The child of _spawn_fd_table_probe(): *@data is 0 or -errno. */
+int
+_spawn_exec_fd_table_probe_child (void *data)
+{
+  *(int *) data = exec_unshare_fds_below (3);
+  return 0;
 }
 
 /* Set FD_CLOEXEC on every descriptor from 3 up, without allocating. */
@@ -262,6 +299,9 @@ _spawn_exec_child (void *data)
 {
   SpawnExecPlan *l = data;
   int err;
+
+  /* First: until then a descriptor we open or close is our parent's. */
+  exec_own_fd_table (l);
 
   /* Into the job's cgroup before anything else, and before
    * exec_setup_fds() can place a target on the descriptor.  The window:

@@ -11,7 +11,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int
@@ -57,4 +60,37 @@ _spawn_fd_send_signal (int pidfd, int signum)
   if (syscall (SYS_pidfd_send_signal, pidfd, signum, NULL, 0) < 0)
     return -errno;
   return 0;
+}
+
+/* Whether a child cloned sharing our descriptor table (CLONE_FILES) can
+ * make one of its own holding only our 0-2 (close_range's
+ * CLOSE_RANGE_UNSHARE: Linux 5.9, and a seccomp filter may refuse it),
+ * asked of a child that does only that, on @stack (@stack_size bytes,
+ * unused).  Not asked of ourselves: our table may be shared on purpose
+ * (io_uring's workers share it), and the answer would unshare it.  0,
+ * or -errno: what the child or the clone got. */
+int
+_spawn_fd_table_probe (void *stack, gsize stack_size)
+{
+  int saved_errno = errno;
+  int err = -ENOSYS;
+  sigset_t all, old;
+  pid_t pid;
+
+  /* Our memory and our handlers: no signal may run one in the child. */
+  sigfillset (&all);
+  pthread_sigmask (SIG_SETMASK, &all, &old);
+  /* Exit signal 0: no SIGCHLD, and only __WALL waits for it, so no
+   * waitpid (-1) of the application's takes it. */
+  pid = clone (_spawn_exec_fd_table_probe_child, (char *) stack + stack_size,
+               CLONE_VM | CLONE_VFORK | CLONE_FILES, &err);
+  if (pid < 0)
+    err = -errno;
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+  /* CLONE_VFORK: it has exited. */
+  if (pid > 0)
+    while (waitpid (pid, NULL, __WALL) < 0 && errno == EINTR)
+      ;
+  errno = saved_errno;
+  return err;
 }

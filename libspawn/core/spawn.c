@@ -100,6 +100,66 @@ child_stack_give_back (void *stack)
             CHILD_STACK_GUARD + CHILD_STACK_SIZE);
 }
 
+/* Whether children may share our descriptor table until they make their
+ * own (base.h, share_fds_below): asked once of a probe child on a stack
+ * of ours.  A clone that failed (EAGAIN: a pids limit) is no answer
+ * about the kernel and is asked again at the next spawn. */
+static gboolean
+fd_table_shareable (void)
+{
+  static int answer;   /* 0: not asked yet; 1: yes; 2: no */
+  void *stack;
+  int err;
+
+  if (g_atomic_int_get (&answer) != 0)
+    return g_atomic_int_get (&answer) == 1;
+  stack = child_stack_take ();
+  if (stack == NULL)
+    return FALSE;
+  err = _spawn_fd_table_probe (stack, CHILD_STACK_SIZE);
+  child_stack_give_back (stack);
+  if (err == -EAGAIN || err == -ENOMEM)
+    return FALSE;
+  g_debug ("children's descriptor tables: %s",
+           err == 0 ? "each its own, copied up to its highest descriptor"
+                    : g_strerror (-err));
+  g_atomic_int_set (&answer, err == 0 ? 1 : 2);
+  return err == 0;
+}
+
+/* plan->share_fds_below (base.h): above every descriptor the child uses,
+ * its stdio's sources, the fds passed on and the job's cgroup.procs; 0
+ * where it may use any (a child_setup, G_SPAWN_LEAVE_DESCRIPTORS_OPEN),
+ * where the kernel kills on close (which refuses CLONE_FILES: the child
+ * would hold its own pidfd or clone fd), or where no child can.
+ *
+ * Also 0 where the child inherits one of our 0-2 that is closed: the
+ * clone's own pidfd or clone fd is allocated in the table the child
+ * shares, so it would take that slot and the child would hand itself
+ * on as its stdio.  Elsewhere it lands at 3 or above, close-on-exec,
+ * and the child's table may hold it until exec: harmless without the
+ * kernel's kill-on-close.  (Another thread that closes our 0-2 while we
+ * clone can still race this check; it races GLib's fork as well.) */
+static void
+spawn_plan_fd_table (SpawnExecPlan *plan)
+{
+  int below = 3;
+  gsize i;
+
+  plan->share_fds_below = 0;
+  if (!plan->close_descriptors || plan->child_setup != NULL ||
+      plan->kernel_kill_on_close || !fd_table_shareable ())
+    return;
+  for (i = 0; i < 3; i++)
+    if (plan->fds[i] == SPAWN_FD_INHERIT && fcntl (i, F_GETFD) < 0)
+      return;
+  for (i = 0; i < 3; i++)
+    below = MAX (below, plan->fds[i] + 1);
+  for (i = 0; i < plan->n_fds; i++)
+    below = MAX (below, plan->source_fds[i] + 1);
+  plan->share_fds_below = MAX (below, plan->cgroup_procs_fd + 1);
+}
+
 /* A bad fd mapping is a GError, as GLib's are, not a critical.  The
  * caller's stdio fds too: one that is not open now could turn out to be
  * one of the pipes we open next, and the child would get our pipe. */
@@ -514,6 +574,7 @@ spawn_start_child (const SpawnRequest *req, const SpawnBackendOps *ops, SpawnExe
   if (err == 0)
     {
       spawn_stdio_plan (plan, pipes, req->fds, req->flags);
+      spawn_plan_fd_table (plan);
       child = _spawn_child_new (ops, req->argv[0],
                                 (req->child_flags & SPAWN_CHILD_KILL_ON_CLOSE) != 0);
       child->group_leader = plan->new_process_group || plan->new_session;
