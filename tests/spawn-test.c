@@ -367,6 +367,38 @@ move_fd_to (int fd, int at)
   return moved;
 }
 
+static gboolean
+can_reach_fd_900 (void)
+{
+  struct rlimit rl;
+
+  g_assert_no_errno (getrlimit (RLIMIT_NOFILE, &rl));
+  if (rl.rlim_cur > 900)
+    return TRUE;
+  g_test_skip_printf ("RLIMIT_NOFILE is %ju: no descriptor 900", (uintmax_t) rl.rlim_cur);
+  return FALSE;
+}
+
+/* Whether close_range(CLOSE_RANGE_UNSHARE) works here (Linux 5.9, and no
+ * seccomp filter against it), asked in a child of our own. */
+static gboolean
+can_unshare_fd_table (void)
+{
+  int status;
+  pid_t pid = fork ();
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    _exit (syscall (__NR_close_range, 3U, ~0U, 2U /* CLOSE_RANGE_UNSHARE */) == 0 ? 0 : errno);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  if (WEXITSTATUS (status) == 0)
+    return TRUE;
+  g_test_skip_printf ("close_range(CLOSE_RANGE_UNSHARE) fails here (%s): every child gets "
+                      "a copy of our table", g_strerror (WEXITSTATUS (status)));
+  return FALSE;
+}
+
 static void
 test_fd_table (gconstpointer data)
 {
@@ -374,21 +406,14 @@ test_fd_table (gconstpointer data)
   const char *list_argv[] = { testutil_helper, "list-fds", NULL };
   GError *error = NULL;
   int high, p[2], q[2], target = 3;
-  struct rlimit rl;
 
   g_test_summary ("a child's descriptor table is its own, as large as the descriptors it "
                   "uses need, not a copy of ours: with one of ours at 900 it has fewer "
                   "than 900 slots, and what it is given from 700 (an fd passed on) and "
                   "800 (its stdout) arrives; with G_SPAWN_LEAVE_DESCRIPTORS_OPEN or a "
                   "child_setup, which may use any of ours, it is a copy (over 900)");
-  if (!testutil_use_backend (data))
+  if (!testutil_use_backend (data) || !can_reach_fd_900 () || !can_unshare_fd_table ())
     return;
-  g_assert_no_errno (getrlimit (RLIMIT_NOFILE, &rl));
-  if (rl.rlim_cur <= 900)
-    {
-      g_test_skip_printf ("RLIMIT_NOFILE is %ju: no descriptor 900", (uintmax_t) rl.rlim_cur);
-      return;
-    }
   high = move_fd_to (open ("/dev/null", O_RDONLY | O_CLOEXEC), 900);
   g_assert_cmpint (child_fd_table_size (0, NULL), <, 900);
   g_assert_cmpint (child_fd_table_size (G_SPAWN_LEAVE_DESCRIPTORS_OPEN, NULL), >, 900);
@@ -2532,28 +2557,81 @@ test_seccomp_fallback (void)
   assert_exited (&r, 12);
 }
 
+/* A child of ours sees its stdio only, and the table it got has more than
+ * 900 slots (a copy of ours) if @copy, fewer if not. */
 static void
-test_fd_table_denied (void)
+assert_child_table (gboolean copy)
 {
   const char *argv[] = { testutil_helper, "list-fds", NULL };
   GError *error = NULL;
-  int high, out = -1;
+  int out = -1;
 
-  g_test_summary ("close_range() denied by seccomp (EPERM), as before Linux 5.9 or in "
-                  "a sandbox: a child's table is a copy of ours again, and it still "
-                  "sees its stdio only");
-  if (!testutil_isolated ())
-    return;
-  deny_syscall (__NR_close_range);
-  high = fcntl (2, F_DUPFD_CLOEXEC, 900);
-  g_assert_cmpint (high, >=, 900);
-  g_assert_cmpint (child_fd_table_size (0, NULL), >, 900);
+  if (copy)
+    g_assert_cmpint (child_fd_table_size (0, NULL), >, 900);
+  else
+    g_assert_cmpint (child_fd_table_size (0, NULL), <, 900);
   g_autoptr (SpawnChild) child =
     spawn_async_fd (NULL, argv, NULL, 0, NULL, NULL, -1, -1, -1, NULL, NULL, 0, NULL, &out,
                     NULL, &error);
   g_assert_no_error (error);
   assert_output (child, out, "0\n1\n2\n");
+}
+
+static void
+test_fd_table_denied (void)
+{
+  int high;
+
+  g_test_summary ("close_range() denied by seccomp (EPERM), as before Linux 5.9 or in "
+                  "a sandbox: a child's table is a copy of ours again, and it still "
+                  "sees its stdio only");
+  if (!can_reach_fd_900 () || !testutil_isolated ())
+    return;
+  deny_syscall (__NR_close_range);
+  high = fcntl (2, F_DUPFD_CLOEXEC, 900);
+  g_assert_cmpint (high, ==, 900);
+  assert_child_table (TRUE);
   close (high);
+}
+
+static void
+test_fd_table_denied_later (void)
+{
+  int high;
+
+  g_test_summary ("a seccomp filter against close_range() that comes after our first "
+                  "spawn (filters are per thread, the probe's answer is for the "
+                  "process): later children still start, each with a copy of our table");
+  if (!can_reach_fd_900 () || !can_unshare_fd_table () || !testutil_isolated ())
+    return;
+  high = fcntl (2, F_DUPFD_CLOEXEC, 900);
+  g_assert_cmpint (high, ==, 900);
+  assert_child_table (FALSE);
+  deny_syscall (__NR_close_range);
+  assert_child_table (TRUE);
+  close (high);
+}
+
+static void
+test_fd_table_stdin_closed (gconstpointer data)
+{
+  const char *argv[] = { testutil_helper, "cat", NULL };
+  GError *error = NULL;
+  int out = -1;
+
+  g_test_summary ("with our fd 0 closed and the child's stdin /dev/null, the clone's "
+                  "own pidfd or clone fd may take slot 0 of the table the child "
+                  "shares at first: the child's stdin is still /dev/null (cat reads "
+                  "EOF, where a pidfd would fail its read)");
+  if (!testutil_use_backend (data) || !testutil_isolated ())
+    return;
+  g_assert_cmpint (spawn_get_backend (), ==, testutil_backend (data));
+  close (0);
+  g_autoptr (SpawnChild) child =
+    spawn_async_fd (NULL, argv, NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL, -1, -1, -1,
+                    NULL, NULL, 0, NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  assert_output (child, out, "");
 }
 
 static void
@@ -2670,6 +2748,7 @@ main (int argc, char **argv)
     { "closed-stdio-fd", test_closed_stdio_fd },
     { "fd-hygiene", test_fd_hygiene },
     { "fd-table", test_fd_table },
+    { "fd-table/stdin-closed", test_fd_table_stdin_closed },
     { "exec-errors", test_exec_errors },
     { "cwd-env", test_working_directory_and_env },
     { "exec/script-argv-zero-empty", test_script_argv_zero_empty },
@@ -2717,6 +2796,7 @@ main (int argc, char **argv)
   g_test_add_func ("/spawn/backend/forced", test_forced_backend);
   g_test_add_func ("/spawn/backend/seccomp-fallback", test_seccomp_fallback);
   g_test_add_func ("/spawn/fd-table/close-range-denied", test_fd_table_denied);
+  g_test_add_func ("/spawn/fd-table/close-range-denied-later", test_fd_table_denied_later);
   g_test_add_func ("/spawn/backend/probe-emfile", test_auto_probe_emfile);
   g_test_add_func ("/spawn/backend/forced/subprocess/bogus", test_forced_bogus);
   g_test_add_func ("/spawn/backend/forced/subprocess/sigchld", test_forced_sigchld);

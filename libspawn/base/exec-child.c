@@ -76,17 +76,17 @@ exec_unshare_fds_below (unsigned int below)
 
 /* Before anything else (until then a descriptor we open or close is our
  * parent's), when plan->share_fds_below says we share its table: the
- * parent chose the bound to hold every descriptor we use, and asks this
- * only where a probe child could do it (_spawn_fd_table_probe()), so a
- * failure is a real one (ENOMEM, EMFILE). */
+ * parent chose the bound to hold every descriptor we use.  The probe
+ * said close_range() works (_spawn_fd_table_probe()), but a seccomp
+ * filter is per thread and may have come since: then a copy of the
+ * whole table, as a clone without CLONE_FILES would have made. */
 static void
 exec_own_fd_table (const SpawnExecPlan *l)
 {
-  int err;
-
   if (l->share_fds_below > 0 &&
-      (err = exec_unshare_fds_below (l->share_fds_below)) < 0)
-    exec_report (l, SPAWN_EXEC_STEP_FDS, -err);
+      exec_unshare_fds_below (l->share_fds_below) < 0 &&
+      unshare (CLONE_FILES) < 0)
+    exec_report (l, SPAWN_EXEC_STEP_FDS, errno);
 }
 
 /* The child of _spawn_fd_table_probe(): *@data is 0 or -errno. */

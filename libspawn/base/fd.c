@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -75,6 +76,7 @@ _spawn_fd_table_probe (void *stack, gsize stack_size)
   int saved_errno = errno;
   int err = -ENOSYS;
   sigset_t all, old;
+  int cancel_state;
   pid_t pid;
 
   /* Our memory and our handlers: no signal may run one in the child. */
@@ -87,10 +89,13 @@ _spawn_fd_table_probe (void *stack, gsize stack_size)
   if (pid < 0)
     err = -errno;
   pthread_sigmask (SIG_SETMASK, &old, NULL);
-  /* CLONE_VFORK: it has exited. */
+  /* CLONE_VFORK: it has exited.  waitpid() is a cancellation point: a
+   * cancel there would leave a zombie. */
+  pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &cancel_state);
   if (pid > 0)
     while (waitpid (pid, NULL, __WALL) < 0 && errno == EINTR)
       ;
+  pthread_setcancelstate (cancel_state, NULL);
   errno = saved_errno;
   return err;
 }

@@ -140,6 +140,8 @@ fd_table_shareable (void)
  * and the child's table may hold it until exec: harmless without the
  * kernel's kill-on-close.  (Another thread that closes our 0-2 while we
  * clone can still race this check; it races GLib's fork as well.) */
+#define FD_TABLE_WORD ((int) sizeof (long) * 8)
+
 static void
 spawn_plan_fd_table (SpawnExecPlan *plan)
 {
@@ -157,7 +159,12 @@ spawn_plan_fd_table (SpawnExecPlan *plan)
     below = MAX (below, plan->fds[i] + 1);
   for (i = 0; i < plan->n_fds; i++)
     below = MAX (below, plan->source_fds[i] + 1);
-  plan->share_fds_below = MAX (below, plan->cgroup_procs_fd + 1);
+  below = MAX (below, plan->cgroup_procs_fd + 1);
+  /* A whole word of the kernel's bitmaps: before 5.18 (1c24a186398f,
+   * backported to stable) an unshare to a bound inside a word copied the
+   * files of that word but not all of their bits, so a descriptor we use
+   * could look free.  A table has 64 slots at least anyway. */
+  plan->share_fds_below = (below + FD_TABLE_WORD - 1) / FD_TABLE_WORD * FD_TABLE_WORD;
 }
 
 /* A bad fd mapping is a GError, as GLib's are, not a critical.  The
