@@ -50,7 +50,9 @@ typedef struct {
    * more, where a clone without CLONE_FILES copies the whole table, one
    * entry per pidfd of every live child.  0: a plain clone, which copies
    * it (a child_setup or G_SPAWN_LEAVE_DESCRIPTORS_OPEN may use any of
-   * them; the kernel's kill-on-close refuses CLONE_FILES). */
+   * them; with the kernel's kill-on-close the child would hold its own
+   * pidfd or clone fd, and our series refuses CLONE_FILES there).
+   * core/spawn.c decides. */
   int share_fds_below;
   GSpawnChildSetupFunc child_setup;
   gpointer child_setup_data;

@@ -127,21 +127,24 @@ fd_table_shareable (void)
   return err == 0;
 }
 
+/* A word of the kernel's descriptor bitmaps. */
+#define FD_TABLE_WORD ((int) sizeof (long) * 8)
+
 /* plan->share_fds_below (base.h): above every descriptor the child uses,
  * its stdio's sources, the fds passed on and the job's cgroup.procs; 0
  * where it may use any (a child_setup, G_SPAWN_LEAVE_DESCRIPTORS_OPEN),
- * where the kernel kills on close (which refuses CLONE_FILES: the child
- * would hold its own pidfd or clone fd), or where no child can.
+ * where the kernel kills on close (our series refuses CLONE_FILES with
+ * CLONE_FD_AUTOKILL, and with 7.1's CLONE_PIDFD_AUTOKILL too the child
+ * would hold its own pidfd until exec), or where no child can.
  *
  * Also 0 where the child inherits one of our 0-2 that is closed: the
  * clone's own pidfd or clone fd is allocated in the table the child
  * shares, so it would take that slot and the child would hand itself
  * on as its stdio.  Elsewhere it lands at 3 or above, close-on-exec,
  * and the child's table may hold it until exec: harmless without the
- * kernel's kill-on-close.  (Another thread that closes our 0-2 while we
- * clone can still race this check; it races GLib's fork as well.) */
-#define FD_TABLE_WORD ((int) sizeof (long) * 8)
-
+ * kernel's kill-on-close.  (Another thread that closes an inherited 0-2
+ * between this check and the clone still races it: the child then gets
+ * its own pidfd there, where a plain clone would give it a closed slot.) */
 static void
 spawn_plan_fd_table (SpawnExecPlan *plan)
 {
